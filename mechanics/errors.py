@@ -1,0 +1,22 @@
+"""One hierarchy for every error a user can cause; the CLI and the API turn these into
+one clear line (exit 2) or a 4xx with the same reason."""
+
+
+class DicecamError(Exception):
+    """Base of every error caused by bad input; the message is shown to the user as is."""
+
+
+class DiceError(DicecamError):
+    """A die that cannot exist: unknown type, a face it does not have, a bad spec."""
+
+
+class RulesError(DicecamError):
+    """A roll the chosen system cannot adjudicate: wrong dice, missing die, bad option."""
+
+
+class UnknownSystemError(RulesError):
+    """The system name is not one of the resolvers."""
+
+
+class LimitError(DicecamError):
+    """A request over a hard cap on work (pool size, table size, image pixels)."""

@@ -1,0 +1,69 @@
+"""The `dicecam` command: one dispatcher, each subcommand registered by the package that owns it.
+
+Every owner module exposes `register(subparsers)`, which adds its subcommand(s) and sets
+`handler=` to a function taking the parsed namespace and returning an exit status. A
+register function imports nothing heavy: the handler imports what it needs when it runs.
+
+Errors: a `DicecamError` (bad input) prints one line to stderr and exits 2; a missing or
+unreadable file exits 1 with one line; no traceback reaches the user either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from dicecam.mechanics.errors import DicecamError
+
+# Owner modules, in the order their commands appear in --help.
+COMMAND_MODULES = (
+    "dicecam.server.cli_rules",  # resolve, odds
+    "dicecam.datasets.cli",  # synth, contact-sheet
+    "dicecam.models.cli",  # train
+    "dicecam.vision.cli",  # read, eval, bench, watch
+    "dicecam.server.cli_serve",  # serve
+)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="dicecam", description="Read dice through a webcam and adjudicate the roll.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except DicecamError as e:
+        print(f"dicecam {args.command}: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+        name = getattr(e, "filename", None) or str(e)
+        print(f"dicecam {args.command}: cannot open {name}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `dicecam read ... | head` closes the pipe early: not an error for the user.
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
