@@ -22,7 +22,8 @@ COMMAND_MODULES = (
     "dicecam.server.cli_rules",  # resolve, odds
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
-    "dicecam.vision.cli",  # read, eval, bench, watch
+    "dicecam.vision.cli",  # read, eval, bench
+    "dicecam.vision.cli_watch",  # watch
     "dicecam.server.cli_serve",  # serve
 )
 

@@ -1,4 +1,4 @@
-"""CLI commands: read/eval/bench/watch (reader + live issues). Placeholder until that issue lands."""
+"""CLI commands: read/eval/bench (reader issue). Placeholder until that issue lands."""
 
 
 def register(subparsers) -> None:
