@@ -1,0 +1,259 @@
+"""Contingency skill checks (seed 000): three dice, take the middle (or highest/lowest), luck, omens."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from collections import Counter
+from itertools import product
+from math import prod
+from typing import Literal, NamedTuple, Sequence
+
+from pydantic import Field, field_validator, model_validator
+
+from .adjudication import Adjudication, RolledDie
+from .dice import DieReading, DieType
+from .errors import DiceError, RulesError
+from .odds import Odds, check_pool_size, entry, percent
+from .options import SystemOptions
+
+NAME = "contingency"
+TITLE = "Contingency skill check"
+SKILL_DICE = (DieType.d4, DieType.d6, DieType.d8, DieType.d10, DieType.d12)
+OUTCOMES = ("success", "failure")
+
+
+class ContingencyOptions(SystemOptions):
+    target: int = Field(default=5, ge=1, le=40, title="Target difficulty (success when total ≥ target)")
+    advantage: int = Field(default=0, ge=0, le=10, title="Units of advantage")
+    disadvantage: int = Field(default=0, ge=0, le=10, title="Units of disadvantage")
+    modifiers: list[int] = Field(
+        default_factory=list, max_length=3, title="Face modifier per die, by index of the given dice"
+    )
+    luck: str | None = Field(default=None, max_length=20, title="Luck die as TYPE:VALUE, e.g. d6:4")
+    choose_to_fail: bool = Field(default=False, title="The player chooses to fail instead of rolling")
+    tie_order: Literal["asc", "desc"] = Field(default="asc", title="Equal faces sort by die size asc or desc")
+    with_luck: bool = Field(default=False, title="Odds: include spending a luck die")
+
+    @field_validator("modifiers", mode="before")
+    @classmethod
+    def _index_map(cls, v):
+        # {"0": 2, "2": -1} (the CLI's INDEX:+N) reads as a list by index.
+        if isinstance(v, dict):
+            out = [0, 0, 0]
+            for k, n in v.items():
+                i = int(k)
+                if not 0 <= i <= 2:
+                    raise ValueError(f"modifier index {i} is not 0, 1 or 2")
+                out[i] += int(n)
+            return out
+        return v
+
+    @field_validator("modifiers")
+    @classmethod
+    def _bounded(cls, v: list[int]) -> list[int]:
+        if any(abs(n) > 20 for n in v):
+            raise ValueError("a face modifier must lie within -20..+20")
+        return v
+
+    @model_validator(mode="after")
+    def _luck_die(self):
+        if self.luck is not None:
+            try:
+                die = DieReading.parse(self.luck)
+            except DiceError as e:
+                raise ValueError(f"luck die: {e}") from None
+            if die.type not in SKILL_DICE:
+                raise ValueError(f"a luck die is a d4-d12, not {die.type.value}")
+        return self
+
+    @property
+    def net(self) -> int:
+        return self.advantage - self.disadvantage
+
+
+class ContingencyAdjudication(Adjudication):
+    result: int | None = Field(default=None, title="Value of the result die after modifiers")
+    result_die: str | None = Field(default=None, title="Type of the result die")
+    luck_die: str | None = Field(default=None, title="Luck die type (the result die's size)")
+    luck_value: int | None = Field(default=None, title="Luck die face, when spent")
+    total: int | None = Field(default=None, title="Result plus luck")
+    target: int = Field(title="Target difficulty")
+    success: bool = Field(title="Total reached the target")
+    fail_by_one: bool = Field(title="Total is exactly target - 1")
+    player_omens: int = Field(title="Player omens earned")
+    gm_omens: int = Field(title="Game moderator omens earned")
+    pick: Literal["middle", "highest", "lowest"] = Field(title="Which die gave the result")
+
+
+def face(kind: DieType, value: int) -> int:
+    """A d10's 0 counts as 10 in a skill check."""
+    return 10 if kind is DieType.d10 and value == 0 else value
+
+
+def omens_of(value: int) -> tuple[int, int]:
+    """(player, gm) omens from one die's value after modifiers."""
+    if value >= 12:
+        return 3, 0
+    if value >= 10:
+        return 2, 0
+    if value >= 8:
+        return 1, 0
+    if value <= 1:
+        return 0, 1
+    return 0, 0
+
+
+class Check(NamedTuple):
+    order: list[int]  # indices, lowest first
+    index: int  # result die index
+    result: int
+    total: int
+    success: bool
+    fail_by_one: bool
+    player: int
+    gm: int
+
+
+def sort_key(kind: DieType, effective: int, index: int, tie_order: str) -> tuple[int, int, int]:
+    """Dice sort by value after modifiers, then by die size (ascending unless tie_order is desc)."""
+    return (effective, kind.sides if tie_order == "asc" else -kind.sides, index)
+
+
+def pick_position(opts: ContingencyOptions) -> int:
+    """Net advantage takes the highest, net disadvantage the lowest, otherwise the middle."""
+    return 2 if opts.net > 0 else 0 if opts.net < 0 else 1
+
+
+def check(kinds: Sequence[DieType], values: Sequence[int], opts: ContingencyOptions, luck: int | None = None) -> Check:
+    """The rule, once: effective values → pick → luck → total → omens. `values` are raw faces."""
+    mods = list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+    eff = [face(k, v) + mods[i] for i, (k, v) in enumerate(zip(kinds, values))]
+    keys = sorted(sort_key(kinds[i], eff[i], i, opts.tie_order) for i in range(len(eff)))
+    order = [k[2] for k in keys]
+    idx = order[pick_position(opts)]
+    result = eff[idx]
+    total = result + (luck or 0)
+    player = gm = 0
+    for v in eff + ([luck] if luck is not None else []):
+        p, g = omens_of(v)
+        player, gm = player + p, gm + g
+    return Check(order, idx, result, total, total >= opts.target, total == opts.target - 1, player, gm)
+
+
+def _pick_word(opts: ContingencyOptions) -> Literal["middle", "highest", "lowest"]:
+    return "highest" if opts.net > 0 else "lowest" if opts.net < 0 else "middle"
+
+
+def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> ContingencyAdjudication:
+    dumped = opts.model_dump()
+    if opts.choose_to_fail:
+        gm = 3 if opts.net > 0 else 1 if opts.net < 0 else 2
+        rolled = [RolledDie(**d.model_dump(), is_ignored=True, why="the player chose to fail") for d in dice]
+        s = "with advantage" if opts.net > 0 else "with disadvantage" if opts.net < 0 else "with neither advantage nor disadvantage"
+        return ContingencyAdjudication(
+            system=NAME, outcome="failure", dice=rolled, options=dumped, target=opts.target, success=False,
+            fail_by_one=False, player_omens=0, gm_omens=gm, pick=_pick_word(opts),
+            explanation=[f"The player chose to fail a roll that would have been made {s}.",
+                         f"The game moderator gains {gm} omen{'s' if gm != 1 else ''}."],
+            summary=f"Failure by choice: the game moderator gains {gm} omen{'s' if gm != 1 else ''}.",
+        )
+    if len(dice) != 3:
+        raise RulesError(f"a contingency check takes exactly 3 dice, got {len(dice)}")
+    for d in dice:
+        if d.type not in SKILL_DICE:
+            raise RulesError(f"a contingency check uses d4-d12 dice, not {d.type.value}")
+    kinds = [d.type for d in dice]
+    luck = DieReading.parse(opts.luck) if opts.luck else None
+    pre = check(kinds, [d.value for d in dice], opts)
+    luck_value = None
+    if luck is not None:
+        if luck.type is not kinds[pre.index]:
+            raise RulesError(
+                f"the luck die must be a {kinds[pre.index].value} (the size of the result die), not a {luck.type.value}"
+            )
+        luck_value = face(luck.type, luck.value)
+    c = check(kinds, [d.value for d in dice], opts, luck_value)
+    pick = _pick_word(opts)
+    mods = list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+    rolled: list[RolledDie] = []
+    for i, d in enumerate(dice):
+        eff = face(d.type, d.value) + mods[i]
+        kept = i == c.index
+        rolled.append(RolledDie(
+            **d.model_dump(), role="result" if kept else "skill", is_dropped=not kept,
+            why=None if kept else f"not the {pick} die", effective=eff if eff != d.value else None,
+        ))
+    if luck is not None:
+        rolled.append(RolledDie(**luck.model_dump(), role="luck", effective=luck_value if luck_value != luck.value else None))
+    steps = []
+    shown = [f"{d.type.value} {face(d.type, d.value)}" + (f"{mods[i]:+d}={face(d.type, d.value) + mods[i]}" if mods[i] else "")
+             for i, d in enumerate(dice)]
+    steps.append("Dice after modifiers: " + ", ".join(shown) + ".")
+    if any(d.type is DieType.d10 and d.value == 0 for d in dice):
+        steps.append("A d10 showing 0 counts as 10.")
+    net_txt = (f"net advantage {opts.net}" if opts.net > 0 else f"net disadvantage {-opts.net}" if opts.net < 0 else "no net advantage")
+    steps.append(f"Sorted lowest to highest (ties by die size {'ascending' if opts.tie_order == 'asc' else 'descending'}): "
+                 + ", ".join(f"{kinds[i].value}={face(kinds[i], dice[i].value) + mods[i]}" for i in c.order) + ".")
+    steps.append(f"With {net_txt}, the {pick} die is the result: {kinds[c.index].value} showing {c.result}.")
+    if luck_value is not None:
+        steps.append(f"Luck die {luck.type.value} adds {luck_value}: total {c.total}.")
+    steps.append(f"Total {c.total} against target {opts.target}: " + ("success." if c.success else
+                 "failure by exactly one (a condition may turn it into a barely success)." if c.fail_by_one else "failure."))
+    steps.append(f"Omens: {c.player} for the player, {c.gm} for the game moderator.")
+    outcome = "success" if c.success else "failure"
+    omen_txt = ""
+    if c.player or c.gm:
+        omen_txt = f"; {c.player} player omen{'s' if c.player != 1 else ''}, {c.gm} GM omen{'s' if c.gm != 1 else ''}"
+    summary = (f"{outcome.capitalize()}: {pick} die {kinds[c.index].value} {c.result}"
+               + (f" plus luck {luck_value}" if luck_value is not None else "")
+               + f" makes {c.total} against {opts.target}" + (", failing by one" if c.fail_by_one else "") + omen_txt + ".")
+    return ContingencyAdjudication(
+        system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary, options=dumped,
+        result=c.result, result_die=kinds[c.index].value, luck_die=kinds[c.index].value,
+        luck_value=luck_value, total=c.total, target=opts.target, success=c.success, fail_by_one=c.fail_by_one,
+        player_omens=c.player, gm_omens=c.gm, pick=pick,
+    )
+
+
+def odds(pool: Sequence[DieType], opts: ContingencyOptions) -> Odds:
+    """Exact counting over the three dice (at most 12^3 faces), grouping equal checks before
+    the luck die is added, so a query stays around a millisecond."""
+    check_pool_size(len(pool))
+    if len(pool) != 3 or any(k not in SKILL_DICE for k in pool):
+        raise RulesError("contingency odds need exactly 3 dice from d4-d12")
+    kinds = list(pool)
+    o = opts.model_copy(update={"luck": None})
+    # Per die and face: its sort key and omens, so each combination is one sort of three keys
+    # (the same sort_key/pick_position/omens_of that `check` applies to real dice).
+    mods = list(o.modifiers) + [0] * (3 - len(o.modifiers))
+    per_die = []
+    for i, k in enumerate(kinds):
+        per_die.append([(sort_key(k, face(k, v) + mods[i], i, o.tie_order), omens_of(face(k, v) + mods[i]))
+                        for v in k.faces])
+    pos = pick_position(o)
+    groups: Counter = Counter()
+    for (ka, oa), (kb, ob), (kc, oc) in product(*per_die):
+        chosen = sorted((ka, kb, kc))[pos]
+        groups[(kinds[chosen[2]], chosen[0], oa[0] + ob[0] + oc[0], oa[1] + ob[1] + oc[1])] += 1
+    denom = prod(k.sides for k in kinds)
+    tally: Counter = Counter()
+    for (kind, result, player, gm), n in groups.items():
+        lucks = [(face(kind, v), 1) for v in kind.faces] if opts.with_luck else [(None, 1)]
+        scale = kind.sides if opts.with_luck else 1
+        for luck, _ in lucks:
+            lp, lg = omens_of(luck) if luck is not None else (0, 0)
+            total = result + (luck or 0)
+            tally[(total >= o.target, total == o.target - 1, player + lp > 0, gm + lg > 0)] += Fraction(n, denom * scale)
+    succ = sum((p for k, p in tally.items() if k[0]), Fraction(0))
+    outcomes = [entry("success", succ), entry("failure", 1 - succ)]
+    events = [entry(name, sum((p for k, p in tally.items() if k[i]), Fraction(0)))
+              for i, name in ((1, "fail by one"), (2, "player omen"), (3, "gm omen"))]
+    desc = " ".join(k.value for k in kinds)
+    summary = (f"Success chance {percent(succ)} ({outcomes[0].fraction}) for {desc} against {opts.target}"
+               f", taking the {_pick_word(opts)} die" + (" and spending luck" if opts.with_luck else "") + ".")
+    return Odds(system=NAME, pool=[k.value for k in kinds], options=opts.model_dump(), outcomes=outcomes,
+                events=events, summary=summary)
+
+
+def default_pool(opts: ContingencyOptions) -> list[DieType]:
+    return [DieType.d6, DieType.d8, DieType.d10]

@@ -1,0 +1,221 @@
+"""House Games d10 pools (seed 002): difficulty, successes minus ones, contested and extended rolls."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import NamedTuple, Sequence
+
+import icepool
+from pydantic import Field, model_validator
+
+from .adjudication import Adjudication, RolledDie
+from .dice import DieReading, DieType
+from .errors import LimitError, RulesError
+from .odds import Odds, check_pool_size, entry, ladder, percent
+from .options import SystemOptions
+
+NAME = "house-games"
+TITLE = "House Games dice pool"
+MAX_DICE = 40
+OUTCOMES = ("success", "failure", "botch")
+DEGREES = {1: "marginal", 2: "between marginal and average", 3: "average", 4: "between average and complete"}
+
+
+class HouseOptions(SystemOptions):
+    difficulty: int = Field(default=6, ge=1, le=20, title="Base difficulty before the other modifiers")
+    modifier: int = Field(default=0, ge=-10, le=10, title="Situational difficulty modifier")
+    no_ability: bool = Field(default=False, title="Rolling without the ability (+1)")
+    secondary: bool = Field(default=False, title="A relevant secondary ability (-1 in combat, -2 out)")
+    combat: bool = Field(default=False, title="A combat roll (floor 3 instead of 2)")
+    failed_attempts: int = Field(default=0, ge=0, le=10, title="Earlier failed attempts (+1 each)")
+    pool: int | None = Field(default=None, ge=1, le=MAX_DICE, title="Dice pool before losses to a difficulty above 9")
+    opponent_dice: int = Field(default=0, ge=0, le=MAX_DICE, title="Contested: the last N dice are the defender's")
+    opponent_difficulty: int = Field(default=6, ge=2, le=9, title="Contested: the defender's difficulty")
+    prior_successes: int = Field(default=0, ge=-100, le=100, title="Extended or teamwork: net successes so far")
+
+    @model_validator(mode="after")
+    def _sane(self):
+        if self.pool is not None and self.opponent_dice:
+            raise ValueError("pool and opponent_dice cannot be combined")
+        return self
+
+
+class HouseAdjudication(Adjudication):
+    difficulty: int = Field(title="Final difficulty (2-9)")
+    dice_lost: int = Field(title="Dice the pool loses to a difficulty above 9")
+    dice_rolled: int = Field(title="Dice counted for the roller")
+    hits: int = Field(title="Dice at or above the difficulty")
+    ones: int = Field(title="Ones rolled")
+    successes: int = Field(title="Net successes: hits minus ones")
+    botch: bool = Field(title="Net below 0")
+    degree: str | None = Field(title="Degree of success (marginal, average, complete...)")
+    total_successes: int = Field(title="Extended/teamwork: prior plus this roll's net")
+    opponent_successes: int | None = Field(default=None, title="Contested: the defender's net")
+    margin: int | None = Field(default=None, title="Contested: the winner's margin")
+    winner: str | None = Field(default=None, title="Contested: actor or defender")
+
+
+class Difficulty(NamedTuple):
+    value: int
+    overage: int
+    steps: list[str]
+
+
+def difficulty_of(opts: HouseOptions) -> Difficulty:
+    d = opts.difficulty + opts.modifier
+    steps = [f"Base difficulty {opts.difficulty}" + (f" {opts.modifier:+d} modifiers = {d}" if opts.modifier else "")]
+    if opts.no_ability:
+        d += 1
+        steps.append(f"+1 without the ability = {d}")
+    if opts.secondary:
+        cut = 1 if opts.combat else 2
+        d -= cut
+        steps.append(f"-{cut} for a secondary ability {'in' if opts.combat else 'out of'} combat = {d}")
+    if opts.failed_attempts:
+        d += opts.failed_attempts
+        steps.append(f"+{opts.failed_attempts} for earlier failed attempts = {d}")
+    floor = 3 if opts.combat else 2
+    if d < floor:
+        d = floor
+        steps.append(f"raised to the floor of {floor}")
+    overage = max(0, d - 9)
+    if overage:
+        steps.append(f"{d} is above 9: difficulty 9 and the pool loses {overage} {'die' if overage == 1 else 'dice'}")
+        d = 9
+    return Difficulty(d, overage, steps)
+
+
+def die_score(value: int, difficulty: int) -> int:
+    """One die's share of the net: +1 at or above the difficulty, -1 on a 1 (face 0 is 10)."""
+    v = 10 if value == 0 else value
+    return 1 if v >= difficulty else -1 if v == 1 else 0
+
+
+def verdict(net: int) -> str:
+    return "botch" if net < 0 else "failure" if net == 0 else "success"
+
+
+def degree_of(net: int) -> str | None:
+    return None if net < 1 else DEGREES.get(net, "complete")
+
+
+def resolve(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication:
+    if len(dice) > MAX_DICE:
+        raise LimitError(f"{len(dice)} dice is over the cap of {MAX_DICE}")
+    bad = [d for d in dice if d.type is not DieType.d10]
+    if bad:
+        raise RulesError(f"House Games rolls d10s only, not {bad[0].type.value}")
+    diff = difficulty_of(opts)
+    steps = ["; ".join(diff.steps) + f": difficulty {diff.value}."]
+    mine = list(dice[: len(dice) - opts.opponent_dice]) if opts.opponent_dice else list(dice)
+    theirs = list(dice[len(dice) - opts.opponent_dice:]) if opts.opponent_dice else []
+    if opts.opponent_dice and len(mine) < 1:
+        raise RulesError(f"{opts.opponent_dice} defender dice leave none for the actor")
+    lost: set[int] = set()
+    if opts.pool is not None:
+        expect = opts.pool - diff.overage
+        if expect < 1:
+            raise RulesError(f"a pool of {opts.pool} loses {diff.overage} dice to the difficulty: nothing to roll")
+        if len(mine) == opts.pool and diff.overage:
+            lost = set(range(expect, len(mine)))  # the pool rolled whole: set the overage aside
+        elif len(mine) != expect:
+            raise RulesError(f"expected {expect} dice (pool {opts.pool} minus {diff.overage}), read {len(mine)}")
+    if not mine:
+        raise RulesError("no dice read")
+    counted = [d for i, d in enumerate(mine) if i not in lost]
+    scores = [die_score(d.value, diff.value) for d in counted]
+    hits, ones = scores.count(1), scores.count(-1)
+    net = hits - ones
+    rolled: list[RolledDie] = []
+    for i, d in enumerate(mine):
+        eff = 10 if d.value == 0 else None
+        if i in lost:
+            rolled.append(RolledDie(**d.model_dump(), role="pool", is_ignored=True, why="lost to a difficulty above 9", effective=eff))
+            continue
+        s = die_score(d.value, diff.value)
+        why = None if s else f"below difficulty {diff.value}"
+        rolled.append(RolledDie(**d.model_dump(), role="pool", is_ignored=s == 0, why=why, effective=eff))
+    faces = ", ".join(str(10 if d.value == 0 else d.value) for d in counted)
+    steps.append(f"Dice: {faces} (a 0 counts as 10).")
+    steps.append(f"{hits} at or above {diff.value}, {ones} one{'s' if ones != 1 else ''}: net {net}.")
+    outcome = verdict(net)
+    extra: dict = {}
+    if theirs:
+        their_net = sum(die_score(d.value, opts.opponent_difficulty) for d in theirs)
+        for d in theirs:
+            s = die_score(d.value, opts.opponent_difficulty)
+            rolled.append(RolledDie(**d.model_dump(), role="defender", is_ignored=s == 0,
+                                    why=None if s else f"below difficulty {opts.opponent_difficulty}",
+                                    effective=10 if d.value == 0 else None))
+        a, b = max(net, 0), max(their_net, 0)
+        winner = "actor" if a > b else "defender"
+        margin = abs(a - b)
+        steps.append(f"Defender at difficulty {opts.opponent_difficulty}: net {their_net}.")
+        steps.append(f"{winner.capitalize()} wins by {margin}" + (" (a tie goes to the defender)" if a == b else "") + ".")
+        if outcome != "botch":
+            outcome = "success" if winner == "actor" else "failure"
+        extra = dict(opponent_successes=their_net, margin=margin, winner=winner)
+        net_for_degree = a - b if winner == "actor" else 0
+    else:
+        net_for_degree = net
+    degree = degree_of(net_for_degree)
+    total = opts.prior_successes + net
+    if opts.prior_successes:
+        steps.append(f"Extended roll: {opts.prior_successes} earlier + {net} = {total} successes.")
+    if outcome == "botch":
+        steps.append("More ones than successes: a botch.")
+    elif degree:
+        steps.append(f"Degree: {degree}.")
+    summary = f"{outcome.capitalize()}: {net} net success{'es' if abs(net) != 1 else ''} at difficulty {diff.value}"
+    if degree and outcome == "success":
+        summary += f", {degree}"
+    if theirs:
+        summary += f"; {extra['winner']} wins by {extra['margin']}"
+    if diff.overage:
+        summary += f"; {diff.overage} {'die' if diff.overage == 1 else 'dice'} lost to the difficulty"
+    return HouseAdjudication(
+        system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary + ".", options=opts.model_dump(),
+        difficulty=diff.value, dice_lost=diff.overage, dice_rolled=len(counted), hits=hits, ones=ones,
+        successes=net, botch=net < 0, degree=degree, total_successes=total, **extra,
+    )
+
+
+def net_die(n: int, difficulty: int) -> icepool.Die:
+    """Distribution of the net over n d10s: the per-die score summed n times (polynomial, not 10^n)."""
+    return n @ icepool.Die([die_score(v, difficulty) for v in range(10)])
+
+
+def odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
+    check_pool_size(len(pool))
+    if any(k is not DieType.d10 for k in pool):
+        raise RulesError("House Games rolls d10s only")
+    if opts.opponent_dice:
+        raise RulesError("odds for contested rolls are not offered; give each side's pool separately")
+    diff = difficulty_of(opts)
+    n = len(pool) - diff.overage
+    if n < 1:
+        raise RulesError(f"a pool of {len(pool)} loses {diff.overage} dice to the difficulty: nothing to roll")
+    net = net_die(n, diff.value)
+    outcomes = ladder(net.map(verdict), OUTCOMES)
+    ge = lambda k: Fraction(sum(Fraction(p) for o, p in zip(net.outcomes(), net.probabilities()) if o >= k))
+    events = [entry("average or better (3+)", ge(3)), entry("complete (5+)", ge(5))]
+    summary = (f"{n} {'die' if n == 1 else 'dice'} at difficulty {diff.value}: success {percent(Fraction(outcomes[0].fraction))}, "
+               f"botch {percent(Fraction(outcomes[2].fraction))}, expected net {float(net.mean()):.2f}.")
+    return Odds(system=NAME, pool=["d10"] * len(pool), options=opts.model_dump(), outcomes=outcomes, events=events, summary=summary)
+
+
+def split_pool(pools: Sequence[int], actions: int) -> list[int]:
+    """Dice per split action: the LOWER pool divided between the actions, each part at least 2 dice."""
+    if actions < 2:
+        raise RulesError("a split needs at least two actions")
+    if not pools:
+        raise RulesError("no pools to split")
+    low = min(pools)
+    if low // actions < 2:
+        raise RulesError(f"a pool of {low} cannot be split {actions} ways with at least 2 dice each")
+    base, rest = divmod(low, actions)
+    return [base + (1 if i < rest else 0) for i in range(actions)]
+
+
+def default_pool(opts: HouseOptions) -> list[DieType]:
+    return [DieType.d10] * 5

@@ -1,0 +1,29 @@
+"""Base of every system's options, and turning a user's options dict into them."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import RulesError
+
+O = TypeVar("O", bound="SystemOptions")
+
+
+class SystemOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def validate_options(cls: type[O], options: Mapping[str, Any] | BaseModel | None) -> O:
+    if isinstance(options, cls):
+        return options
+    if isinstance(options, BaseModel):
+        options = options.model_dump()
+    try:
+        return cls.model_validate(dict(options or {}))
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "options"
+        msg = str(err.get("msg", e)).removeprefix("Value error, ")
+        raise RulesError(f"bad option {where}: {msg}") from None
