@@ -1,5 +1,58 @@
-"""CLI commands: synth/contact-sheet (synthetic dice issue). Placeholder until that issue lands."""
+"""CLI commands of the synthetic dice generator: `synth` and `contact-sheet`.
+
+Nothing heavy is imported here: the handlers import the renderer when they run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
+    p = subparsers.add_parser("synth", help="render labelled synthetic dice images")
+    p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--count", type=int, default=100, help="images (or clips with --clip)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kinds", default=None, help="comma-separated die kinds, e.g. d4,d20 (default: all)")
+    p.add_argument("--format", dest="fmt", default="yolo", help="yolo | crops | jsonl")
+    p.add_argument("--clip", action="store_true", help="render short roll clips instead of stills")
+    p.add_argument("--width", type=int, default=640)
+    p.add_argument("--height", type=int, default=480)
+    p.add_argument("--workers", type=int, default=1, help="parallel render processes")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_synth)
+
+    c = subparsers.add_parser("contact-sheet", help="draw labelled synthetic samples on one grid to check by eye")
+    c.add_argument("--out", required=True, type=Path, help="PNG to write")
+    c.add_argument("--count", type=int, default=24)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--kinds", default=None)
+    c.add_argument("--from", dest="source", type=Path, default=None,
+                   help="an exported folder (yolo or jsonl) to sample instead of rendering")
+    c.add_argument("--cols", type=int, default=6)
+    c.add_argument("--per-kind", type=int, default=0, help="N samples per die kind, one row per kind, larger dice")
+    c.add_argument("--tile", type=int, default=320, help="tile width in pixels")
+    c.set_defaults(handler=_contact)
+
+
+def _synth(args) -> int:
+    from dicecam.mechanics.errors import LimitError
+
+    from .synth import generate
+
+    if not 1 <= args.workers <= 16:
+        raise LimitError(f"--workers must be 1-16, got {args.workers}")
+    s = generate(args.out, args.count, args.seed, args.kinds, args.fmt, clip=args.clip, progress=not args.quiet,
+                 width=args.width, height=args.height, workers=args.workers)
+    print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.1f} images/s)")
+    return 0
+
+
+def _contact(args) -> int:
+    from .contact import contact_sheet
+
+    n = contact_sheet(args.out, count=args.count, seed=args.seed, kinds=args.kinds, source=args.source,
+                      cols=args.cols, tile=args.tile, per_kind=args.per_kind)
+    print(f"wrote {args.out} ({n} samples)")
+    return 0

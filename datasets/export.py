@@ -1,0 +1,114 @@
+"""Writers for the three dataset formats: YOLO detection, face-classifier crops, JSON Lines reads.
+
+- yolo:  DIR/images/{train,val}/NAME.jpg, DIR/labels/{train,val}/NAME.txt
+         ("class cx cy w h", normalised), DIR/data.yaml with the ABSOLUTE path and class names
+         in the fixed order of CLASSES.
+- crops: DIR/crops/CLASS/NAME_K.png with CLASS = "<kind>_<value>" (d00 values as 00..90),
+         cocked dice under DIR/crops_cocked/CLASS/, and DIR/crops.csv listing every crop
+         (path, kind, value, colour, cocked, source image).
+- jsonl: DIR/images/NAME.jpg and DIR/reads.jsonl, one ImageRead per line (dice in
+         reading order, the shared read format).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.dice import DieReading, ImageRead
+
+CLASSES: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
+FORMATS = ("yolo", "crops", "jsonl")
+CROP_SIZE = 96
+CROP_MARGIN = 0.15
+
+
+def class_name(d: DieReading) -> str:
+    face = f"{d.value:02d}" if d.type.value == "d00" else str(d.value)
+    return f"{d.type.value}_{face}"
+
+
+def yolo_lines(read: ImageRead) -> list[str]:
+    out = []
+    for d in read.dice:
+        x1, y1, x2, y2 = d.box
+        cx, cy = (x1 + x2) / 2 / read.width, (y1 + y2) / 2 / read.height
+        w, h = (x2 - x1) / read.width, (y2 - y1) / read.height
+        out.append(f"{CLASSES.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+    return out
+
+
+def square_crop(img: np.ndarray, box, margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:
+    """A square crop centred on the box, `margin` of its larger side added on each side;
+    parts outside the image are filled by edge replication."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1) * (1 + 2 * margin)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    M = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(img, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+class Writer:
+    """Writes samples of one format under `out`; call `close()` to finish index files."""
+
+    def __init__(self, out: Path, fmt: str, val_every: int = 10) -> None:
+        self.out, self.fmt, self.val_every = Path(out), fmt, val_every
+        self.count = 0
+        self.dice = 0
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._jsonl = None
+        self._csv = None
+        if fmt == "jsonl":
+            (self.out / "images").mkdir(exist_ok=True)
+            self._jsonl = open(self.out / "reads.jsonl", "w", encoding="utf-8")
+        elif fmt == "crops":
+            self._csv_file = open(self.out / "crops.csv", "w", newline="", encoding="utf-8")
+            self._csv = csv.writer(self._csv_file)
+            self._csv.writerow(["path", "kind", "value", "colour", "cocked", "image"])
+        elif fmt == "yolo":
+            for split in ("train", "val"):
+                (self.out / "images" / split).mkdir(parents=True, exist_ok=True)
+                (self.out / "labels" / split).mkdir(parents=True, exist_ok=True)
+
+    def add(self, name: str, img: np.ndarray, read: ImageRead) -> None:
+        self.count += 1
+        self.dice += len(read.dice)
+        if self.fmt == "yolo":
+            split = "val" if self.count % self.val_every == 0 else "train"
+            cv2.imwrite(str(self.out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (self.out / "labels" / split / f"{name}.txt").write_text("".join(l + "\n" for l in yolo_lines(read)))
+        elif self.fmt == "jsonl":
+            rel = f"images/{name}.jpg"
+            cv2.imwrite(str(self.out / rel), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            row = read.model_copy(update={"image": rel})
+            self._jsonl.write(json.dumps(row.model_dump(mode="json"), separators=(",", ":")) + "\n")
+        else:
+            for k, d in enumerate(read.dice):
+                sub = "crops_cocked" if d.cocked else "crops"
+                folder = self.out / sub / class_name(d)
+                folder.mkdir(parents=True, exist_ok=True)
+                rel = f"{sub}/{class_name(d)}/{name}_{k}.png"
+                cv2.imwrite(str(self.out / rel), square_crop(img, d.box))
+                self._csv.writerow([rel, d.type.value, d.value, d.colour or "", int(d.cocked), name])
+
+    def close(self) -> None:
+        if self._jsonl:
+            self._jsonl.close()
+        if self._csv:
+            self._csv_file.close()
+        if self.fmt == "yolo":
+            lines = [
+                f"path: {self.out.resolve()}",
+                "train: images/train",
+                "val: images/val",
+                f"nc: {len(CLASSES)}",
+                "names:",
+                *[f"  {i}: {c}" for i, c in enumerate(CLASSES)],
+            ]
+            (self.out / "data.yaml").write_text("\n".join(lines) + "\n")

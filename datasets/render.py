@@ -1,0 +1,583 @@
+"""The OpenGL renderer: one headless EGL context, glyph atlases, table, shadows, dice.
+
+A `Renderer` owns the context and everything uploaded to it (shaders, die meshes, atlases,
+surface textures) so that rendering a scene costs a few draw calls and one read-back.
+The scene itself (what to draw, where) is a plain `SceneSpec` built by scene.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from . import geometry
+from .surfaces import pool as surface_pool
+
+FONT_DIR = Path(__file__).parent / "assets" / "fonts"
+FONTS = sorted(p.name for p in FONT_DIR.glob("*.ttf"))
+
+def atlas_layout(n_faces: int) -> tuple[int, int, int]:
+    """(tile px, columns, rows): big tiles so close-up dice keep crisp numerals and round pips."""
+    cols = int(np.ceil(np.sqrt(n_faces)))
+    rows = int(np.ceil(n_faces / cols))
+    return (256 if n_faces <= 12 else 192), cols, rows
+
+BODY_COLOURS: dict[str, tuple[float, float, float]] = {
+    "red": (0.70, 0.05, 0.06),
+    "white": (0.90, 0.90, 0.88),
+    "black": (0.04, 0.04, 0.05),
+    "blue": (0.05, 0.18, 0.62),
+    "green": (0.05, 0.45, 0.15),
+    "purple": (0.35, 0.08, 0.50),
+    "yellow": (0.90, 0.75, 0.05),
+    "orange": (0.92, 0.38, 0.04),
+    "grey": (0.40, 0.40, 0.42),
+    "pink": (0.92, 0.45, 0.62),
+    "clear": (0.85, 0.88, 0.90),
+}
+INK_COLOURS: dict[str, tuple[float, float, float]] = {
+    "white": (0.95, 0.95, 0.93),
+    "black": (0.03, 0.03, 0.03),
+    "gold": (0.85, 0.65, 0.20),
+    "silver": (0.75, 0.76, 0.78),
+}
+MATERIALS = ("solid", "marbled", "speckled", "metallic", "translucent")
+MATERIAL_ID = {m: i for i, m in enumerate(MATERIALS)}
+
+
+@dataclass
+class DieSpec:
+    kind: str
+    style: str
+    font: int
+    engraved: bool
+    R: np.ndarray  # 3x3 object -> world
+    pos: np.ndarray  # world translation (mm)
+    scale: float  # circumradius in mm
+    colour: str
+    body: tuple[float, float, float]
+    body2: tuple[float, float, float]
+    ink: tuple[float, float, float]
+    material: str
+    alpha: float = 1.0
+    value: int = 0
+    cocked: bool = False
+
+
+@dataclass
+class Light:
+    direction: np.ndarray  # unit, pointing from the scene towards the light
+    colour: tuple[float, float, float]
+    softness: float  # shadow blur in pixels
+
+
+@dataclass
+class SceneSpec:
+    width: int
+    height: int
+    view: np.ndarray  # 4x4
+    proj: np.ndarray  # 4x4
+    cam_pos: np.ndarray
+    surface: int  # index into the surface pool
+    surface_uv: np.ndarray  # 2x3 affine: world mm -> uv
+    surface_tint: tuple[float, float, float]
+    lights: list[Light]
+    ambient: tuple[float, float, float]
+    spot: tuple[float, float, float]  # (x, y, radius) in mm of a brighter pool of light
+    dice: list[DieSpec] = field(default_factory=list)
+    shadow_strength: float = 0.6
+    # Dice-tray walls: boxes (centre xyz, half sizes xyz) in mm, drawn in wall_colour.
+    walls: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = field(default_factory=list)
+    wall_colour: tuple[float, float, float] = (0.3, 0.2, 0.12)
+    # Clutter that is not a die (cards, erasers, tokens): (4x4 model of the unit cube, colour).
+    props: list[tuple[np.ndarray, tuple[float, float, float]]] = field(default_factory=list)
+
+
+VS_DIE = """
+#version 330
+uniform mat4 mvp; uniform mat4 model;
+in vec3 in_pos; in vec3 in_nrm; in vec2 in_uv; in vec3 in_tan; in vec3 in_bit;
+out vec3 v_world; out vec3 v_nrm; out vec3 v_tan; out vec3 v_bit; out vec2 v_uv; out vec3 v_obj;
+void main(){
+  vec4 w = model * vec4(in_pos, 1.0);
+  v_world = w.xyz; v_obj = in_pos;
+  mat3 m = mat3(model);
+  v_nrm = normalize(m * in_nrm); v_tan = normalize(m * in_tan); v_bit = normalize(m * in_bit);
+  v_uv = in_uv;
+  gl_Position = mvp * vec4(in_pos, 1.0);
+}
+"""
+
+FS_DIE = """
+#version 330
+uniform sampler2D atlas;
+uniform vec3 body; uniform vec3 body2; uniform vec3 ink; uniform int material; uniform float body_alpha;
+uniform float engraved; uniform float die_id; uniform float seed;
+uniform vec3 light_dir[3]; uniform vec3 light_col[3]; uniform vec3 ambient;
+uniform vec3 cam_pos;
+in vec3 v_world; in vec3 v_nrm; in vec3 v_tan; in vec3 v_bit; in vec2 v_uv; in vec3 v_obj;
+layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+float hash(vec3 p){ p = fract(p*0.3183099 + seed); p *= 17.0; return fract(p.x*p.y*p.z*(p.x+p.y+p.z)); }
+float vnoise(vec3 x){ vec3 i = floor(x); vec3 f = fract(x); f = f*f*(3.0-2.0*f);
+  return mix(mix(mix(hash(i), hash(i+vec3(1,0,0)), f.x), mix(hash(i+vec3(0,1,0)), hash(i+vec3(1,1,0)), f.x), f.y),
+             mix(mix(hash(i+vec3(0,0,1)), hash(i+vec3(1,0,1)), f.x), mix(hash(i+vec3(0,1,1)), hash(i+vec3(1,1,1)), f.x), f.y), f.z); }
+void main(){
+  vec4 t = texture(atlas, v_uv);
+  float inkm = t.r; float ao = t.g;
+  vec2 tilt = (t.ba * 2.0 - 1.0) * 1.6;
+  vec3 n = normalize(normalize(v_nrm) + tilt.x * v_tan + tilt.y * v_bit);
+  vec3 base = body;
+  if (material == 1) { float m = vnoise(v_obj*2.5) + 0.5*vnoise(v_obj*5.0);
+      float s = 0.5 + 0.5*sin(v_obj.x*5.0 + m*6.0); base = mix(body, body2, smoothstep(0.35, 0.75, s)); }
+  if (material == 2) { float h = vnoise(v_obj*38.0); base = mix(body, body2, step(0.86, h)); }
+  vec3 col = mix(base, ink * mix(1.0, 0.7, engraved), inkm);
+  vec3 V = normalize(cam_pos - v_world);
+  float shin = material == 3 ? 24.0 : 60.0;
+  float ks = material == 3 ? 0.9 : (material == 4 ? 0.7 : 0.45);
+  vec3 diff = ambient * (0.65 + 0.35 * n.z);
+  vec3 spec = vec3(0.0);
+  #define LIGHT(i) diff += light_col[i] * max(dot(n, light_dir[i]), 0.0); \
+    spec += light_col[i] * pow(max(dot(n, normalize(light_dir[i] + V)), 0.0), shin);
+  LIGHT(0) LIGHT(1) LIGHT(2)
+  vec3 outc = col * diff * ao;
+  if (material == 3) {  // metallic: coloured specular plus a fake environment
+    vec3 R = reflect(-V, n);
+    vec3 env = mix(ambient * 0.4, ambient * 1.6, 0.5 + 0.5 * R.z);
+    outc = mix(outc, base * env * 1.2, 0.5 * (1.0 - inkm)) + spec * mix(base, vec3(1.0), 0.3) * ks;
+  } else {
+    outc += spec * ks * (1.0 - 0.5 * inkm);
+  }
+  if (material == 4) { outc += base * 0.25 * (1.0 - inkm); }
+  float a = material == 4 ? mix(body_alpha, 1.0, inkm) : 1.0;
+  f_col = vec4(outc, a);
+  f_id = vec4(die_id, 0.0, 0.0, 1.0);
+}
+"""
+
+VS_PLANE = """
+#version 330
+uniform mat4 vp; uniform mat3 uvm;
+in vec2 in_xy;
+out vec2 v_uv; out vec2 v_xy;
+void main(){ v_xy = in_xy; v_uv = (uvm * vec3(in_xy, 1.0)).xy; gl_Position = vp * vec4(in_xy, 0.0, 1.0); }
+"""
+
+FS_PLANE = """
+#version 330
+uniform sampler2D surf;
+uniform vec3 tint; uniform vec3 lit; uniform vec3 glare_dir; uniform vec3 glare_col;
+uniform vec3 spot; uniform vec3 cam_pos;
+in vec2 v_uv; in vec2 v_xy;
+layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+void main(){
+  // The table is flat: diffuse light is a constant (computed on the CPU); only the main
+  // light's glare and the pool of light vary over it. Shadows are applied after read-back.
+  vec3 c = texture(surf, v_uv).rgb * tint;
+  vec3 V = normalize(cam_pos - vec3(v_xy, 0.0));
+  float g = pow(max(normalize(glare_dir + V).z, 0.0), 60.0);
+  float d = length(v_xy - spot.xy) / spot.z;
+  f_col = vec4(c * lit * mix(1.15, 0.75, smoothstep(0.0, 1.5, d)) + glare_col * g, 1.0);
+  f_id = vec4(0.0);
+}
+"""
+
+VS_SHADOW = """
+#version 330
+uniform mat4 vp; uniform mat4 model; uniform vec3 ldir; uniform float grow;
+in vec3 in_pos;
+void main(){
+  vec3 w = (model * vec4(in_pos * grow, 1.0)).xyz;
+  w = w - ldir * (w.z / max(ldir.z, 0.15));
+  gl_Position = vp * vec4(w.xy, 0.0, 1.0);
+}
+"""
+
+FS_SHADOW = """
+#version 330
+uniform vec4 chan; out vec4 f; void main(){ f = chan; }
+"""
+
+
+@lru_cache(maxsize=32)
+def _font(idx: int, px: int):
+    from PIL import ImageFont
+
+    if FONTS:
+        return ImageFont.truetype(str(FONT_DIR / FONTS[idx % len(FONTS)]), px)
+    return ImageFont.load_default(size=px)
+
+
+def _glyph_image(text: str, height_px: float, font_idx: int, underline: bool, max_w: float):
+    """A grey glyph image (uint8) whose digit height is height_px, plus its centre offset."""
+    from PIL import Image, ImageDraw
+
+    px = 160
+    font = _font(font_idx, px)
+    l, t, r, b = font.getbbox(text)
+    w, h = r - l, b - t
+    pad = 8
+    bar = underline
+    img = Image.new("L", (w + 2 * pad, h + 2 * pad + (int(h * 0.22) if bar else 0)), 0)
+    d = ImageDraw.Draw(img)
+    d.text((pad - l, pad - t), text, font=font, fill=255)
+    if bar:
+        y0 = pad + h + int(h * 0.08)
+        d.rectangle([pad + w * 0.1, y0, pad + w * 0.9, y0 + max(2, int(h * 0.1))], fill=255)
+    scale = height_px / h
+    if w * scale > max_w:
+        scale = max_w / w
+    arr = np.asarray(img)
+    new = (max(1, int(round(arr.shape[1] * scale))), max(1, int(round(arr.shape[0] * scale))))
+    arr = cv2.resize(arr, new, interpolation=cv2.INTER_AREA)
+    # Offset so the digits (not the bar) are centred on the glyph point.
+    cy_digits = (pad + h / 2) * scale
+    return arr, (arr.shape[1] / 2, cy_digits)
+
+
+def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[np.ndarray, np.ndarray]:
+    """RGBA atlas (R ink, G occlusion, B/A surface tilt) and per-face-vertex uvs (F lists)."""
+    v = mesh.vertices
+    rad = 0.0
+    for f in mesh.faces:
+        rad = max(rad, float(np.linalg.norm(v[f.verts] - f.center, axis=1).max()))
+    TILE, cols, rows = atlas_layout(len(mesh.faces))
+    AW, AH = cols * TILE, rows * TILE
+    s = (TILE / 2 - 8) / rad  # px per object unit, shared by every face
+    atlas = np.zeros((AH, AW, 4), np.uint8)
+    uvs = []
+    for fi, f in enumerate(mesh.faces):
+        ox, oy = (fi % cols) * TILE, (fi // cols) * TILE
+        right = np.cross(f.up, f.normal)
+
+        def to_px(p):
+            d = p - f.center
+            return (TILE / 2 + s * (d @ right), TILE / 2 - s * (d @ f.up))
+
+        poly = np.array([to_px(v[m]) for m in f.verts], np.float32)
+        uvs.append([((ox + x) / AW, (oy + y) / AH) for x, y in poly])
+        mask = np.zeros((TILE, TILE), np.uint8)
+        cv2.fillPoly(mask, [np.round(poly * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
+        ink = np.zeros((TILE, TILE), np.float32)
+        ir = geometry._inradius(v, f.verts, f.center) * s
+        for g in f.glyphs:
+            cx, cy = to_px(g.center)
+            ux, uy = g.up @ right, g.up @ f.up
+            ang = np.degrees(np.arctan2(-ux, uy))
+            if g.text == "pip":
+                r = g.size * s / 2
+                cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
+                continue
+            gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
+            M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
+            M[0, 2] += cx - gx
+            M[1, 2] += cy - gy
+            warped = cv2.warpAffine(gi, M, (TILE, TILE), flags=cv2.INTER_LINEAR)
+            ink = np.maximum(ink, warped.astype(np.float32) / 255.0)
+        inside = mask > 127
+        dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
+        bevel_px = max(2.0, mesh.bevel * ir)
+        x = np.clip(dist / bevel_px, 0, 1)
+        h = np.sqrt(1 - (1 - x) ** 2) * bevel_px * 0.6  # rounded edge profile
+        ao = 0.82 + 0.18 * x
+        if engraved:
+            soft = cv2.GaussianBlur(ink, (0, 0), TILE / 128)
+            h = h - soft * 2.2 * TILE / 128
+            ao = ao * (1 - 0.35 * soft)
+        gx = cv2.Sobel(h, cv2.CV_32F, 1, 0, ksize=3) / 8
+        gy = cv2.Sobel(h, cv2.CV_32F, 0, 1, ksize=3) / 8
+        t_r = np.clip(-gx / 1.6, -1, 1)
+        t_u = np.clip(gy / 1.6, -1, 1)
+        tile = np.stack([ink * inside, ao, 0.5 + 0.5 * t_r, 0.5 + 0.5 * t_u], -1)
+        atlas[oy : oy + TILE, ox : ox + TILE] = np.clip(tile * 255, 0, 255).astype(np.uint8)
+    return atlas, uvs
+
+
+def _mesh_arrays(mesh: geometry.DieMesh, uvs) -> np.ndarray:
+    rows = []
+    v = mesh.vertices
+    for f, fuv in zip(mesh.faces, uvs):
+        right = np.cross(f.up, f.normal)
+        for k in range(1, len(f.verts) - 1):
+            for m in (0, k, k + 1):
+                rows.append([*v[f.verts[m]], *f.normal, *fuv[m], *right, *f.up])
+    return np.array(rows, np.float32)
+
+
+def look_at(eye, target, up) -> np.ndarray:
+    f = target - eye
+    f = f / np.linalg.norm(f)
+    s = np.cross(f, up)
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    M = np.eye(4)
+    M[0, :3], M[1, :3], M[2, :3] = s, u, -f
+    M[:3, 3] = -M[:3, :3] @ eye
+    return M
+
+
+def perspective(fovy: float, aspect: float, near: float, far: float) -> np.ndarray:
+    f = 1 / np.tan(fovy / 2)
+    M = np.zeros((4, 4))
+    M[0, 0], M[1, 1] = f / aspect, f
+    M[2, 2] = (far + near) / (near - far)
+    M[2, 3] = 2 * far * near / (near - far)
+    M[3, 2] = -1
+    return M
+
+
+def model_matrix(d: DieSpec) -> np.ndarray:
+    M = np.eye(4)
+    M[:3, :3] = d.R * d.scale
+    M[:3, 3] = d.pos
+    return M
+
+
+class Renderer:
+    """One GL context and its uploaded resources; not thread-safe, reuse it."""
+
+    def __init__(self) -> None:
+        import moderngl
+
+        self.mgl = moderngl
+        try:
+            self.ctx = moderngl.create_standalone_context(backend="egl")
+        except Exception:
+            self.ctx = moderngl.create_standalone_context()
+        ctx = self.ctx
+        self.p_die = ctx.program(vertex_shader=VS_DIE, fragment_shader=FS_DIE)
+        self.p_plane = ctx.program(vertex_shader=VS_PLANE, fragment_shader=FS_PLANE)
+        self.p_shadow = ctx.program(vertex_shader=VS_SHADOW, fragment_shader=FS_SHADOW)
+        self._meshes: dict[tuple, tuple] = {}
+        self._surfaces = []
+        for _, img in surface_pool():
+            tex = ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes())
+            tex.build_mipmaps()
+            tex.repeat_x = tex.repeat_y = True
+            tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            self._surfaces.append(tex)
+        big = 4000.0
+        quad = np.array([-big, -big, big, -big, -big, big, big, big], np.float32)
+        self.plane_vao = ctx.vertex_array(self.p_plane, [(ctx.buffer(quad.tobytes()), "2f", "in_xy")])
+        self._fbos: dict[tuple, tuple] = {}
+
+    # ------------------------------------------------------------ resources
+    def die_resources(self, kind: str, style: str, font: int, engraved: bool):
+        key = (kind, style, font, engraved)
+        if key not in self._meshes:
+            mesh = geometry.build(kind, style)
+            atlas, uvs = build_atlas(mesh, font, engraved)
+            tex = self.ctx.texture((atlas.shape[1], atlas.shape[0]), 4, atlas.tobytes())
+            tex.build_mipmaps(max_level=3)
+            tex.filter = (self.mgl.LINEAR_MIPMAP_LINEAR, self.mgl.LINEAR)
+            data = _mesh_arrays(mesh, uvs)
+            buf = self.ctx.buffer(data.tobytes())
+            vao = self.ctx.vertex_array(self.p_die, [(buf, "3f 3f 2f 3f 3f", "in_pos", "in_nrm", "in_uv", "in_tan", "in_bit")])
+            svao = self.ctx.vertex_array(self.p_shadow, [(buf, "3f 44x", "in_pos")])
+            self._meshes[key] = (mesh, tex, vao, svao)
+        return self._meshes[key]
+
+    def _targets(self, w: int, h: int):
+        key = (w, h)
+        if key not in self._fbos:
+            ctx = self.ctx
+            col = ctx.renderbuffer((w, h), 4)
+            ids = ctx.renderbuffer((w, h), 1)
+            depth = ctx.depth_renderbuffer((w, h))
+            fbo = ctx.framebuffer([col, ids], depth)
+            sw, sh = max(1, w // 2), max(1, h // 2)
+            scol = ctx.renderbuffer((sw, sh), 4)
+            sfbo = ctx.framebuffer([scol])
+            stex = ctx.texture((sw, sh), 4)
+            stex.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            self._fbos[key] = (fbo, sfbo, stex, (sw, sh))
+        return self._fbos[key]
+
+    def wall_resources(self):
+        """A unit cube with a blank atlas (no ink, flat), scaled per wall by its model matrix."""
+        if not hasattr(self, "_wall"):
+            blank = np.zeros((4, 4, 4), np.uint8)
+            blank[..., 1] = 255
+            blank[..., 2:] = 128
+            tex = self.ctx.texture((4, 4), 4, blank.tobytes())
+            rows = []
+            for axis in range(3):
+                for sign in (-1.0, 1.0):
+                    n = np.zeros(3)
+                    n[axis] = sign
+                    t = np.roll(n, 1) * sign
+                    b = np.cross(n, t)
+                    corners = [n + t * a + b * c for a, c in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+                    for k in (0, 1, 2, 0, 2, 3):
+                        rows.append([*corners[k], *n, 0.5, 0.5, *t, *b])
+            buf = self.ctx.buffer(np.array(rows, np.float32).tobytes())
+            vao = self.ctx.vertex_array(self.p_die, [(buf, "3f 3f 2f 3f 3f", "in_pos", "in_nrm", "in_uv", "in_tan", "in_bit")])
+            svao = self.ctx.vertex_array(self.p_shadow, [(buf, "3f 44x", "in_pos")])
+            self._wall = (None, tex, vao, svao)
+        return self._wall
+
+    # ------------------------------------------------------------ drawing
+    def render(self, scene: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
+        """BGR uint8 image and a uint8 id map (0 = table, k = scene.dice[k-1])."""
+        ctx, mgl = self.ctx, self.mgl
+        W, H = scene.width, scene.height
+        fbo, sfbo, stex, (sw, sh) = self._targets(W, H)
+        vp = (scene.proj @ scene.view).astype("f4")
+        vpT = vp.T.copy()
+        res = [self.die_resources(d.kind, d.style, d.font, d.engraved) for d in scene.dice]
+        models = [model_matrix(d) for d in scene.dice]
+        wall_models = []
+        for c, hs in scene.walls:
+            M = np.diag([hs[0], hs[1], hs[2], 1.0])
+            M[:3, 3] = c
+            wall_models.append(M)
+        boxes = [(M, scene.wall_colour) for M in wall_models] + list(scene.props)
+        shadow_casters = list(zip(res, models)) + [(self.wall_resources(), M) for M, _ in boxes]
+
+        # Shadows: dice flattened onto the table along each light (R, B) and straight down (G).
+        sfbo.use()
+        sfbo.clear(0, 0, 0, 0)
+        ctx.disable(mgl.DEPTH_TEST)
+        ctx.enable(mgl.BLEND)
+        ctx.blend_equation = mgl.MAX
+        self.p_shadow["vp"].write(vpT)
+        shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
+        if len(scene.lights) > 1:
+            shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
+        for li, chan, grow in shadow_jobs:
+            ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
+            self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
+            self.p_shadow["grow"].value = grow
+            self.p_shadow["chan"].value = chan
+            for (mesh, tex, vao, svao), M in shadow_casters:
+                self.p_shadow["model"].write(M.T.astype("f4").copy())
+                svao.render()
+        ctx.blend_equation = mgl.FUNC_ADD
+        raw = np.ascontiguousarray(np.frombuffer(sfbo.read(components=4), np.uint8).reshape(sh, sw, 4)[::-1])
+        shade = self._shade(scene, raw)
+
+        fbo.use()
+        fbo.clear(0, 0, 0, 1, depth=1.0)
+        ctx.enable(mgl.DEPTH_TEST)
+        ctx.disable(mgl.BLEND)
+        n_l = min(3, len(scene.lights))
+        ldirs = [tuple(float(x) for x in l.direction) for l in scene.lights[:3]] + [(0.0, 0.0, 1.0)] * (3 - n_l)
+        lcols = [tuple(float(x) for x in l.colour) for l in scene.lights[:3]] + [(0.0, 0.0, 0.0)] * (3 - n_l)
+        amb = np.array(scene.ambient, float)
+        self.p_die["light_dir"].value = ldirs
+        self.p_die["light_col"].value = lcols
+        self.p_die["ambient"].value = tuple(amb)
+        for prog in (self.p_plane, self.p_die):
+            prog["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
+        p = self.p_plane
+        lit = amb + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
+        p["lit"].value = tuple(float(x) for x in lit)
+        main = scene.lights[0] if scene.lights else Light(np.array([0, 0, 1.0]), (0.0, 0.0, 0.0), 1.0)
+        p["glare_dir"].value = tuple(float(x) for x in main.direction)
+        p["glare_col"].value = tuple(float(x) * 0.25 for x in main.colour)
+        p["vp"].write(vpT)
+        uvm = np.eye(3)
+        uvm[:2, :] = scene.surface_uv
+        p["uvm"].write(uvm.T.astype("f4").copy())
+        p["tint"].value = tuple(float(x) for x in scene.surface_tint)
+        p["spot"].value = tuple(float(x) for x in scene.spot)
+        p["surf"].value = 0
+        self._surfaces[scene.surface % len(self._surfaces)].use(0)
+        self.plane_vao.render(mgl.TRIANGLE_STRIP)
+
+        ctx.enable(mgl.CULL_FACE)
+        pd = self.p_die
+        pd["atlas"].value = 0
+        if boxes:
+            _, wtex, wvao, _ = self.wall_resources()
+            pd["ink"].value = (0.0, 0.0, 0.0)
+            pd["material"].value = 0
+            pd["body_alpha"].value = 1.0
+            pd["engraved"].value = 0.0
+            pd["die_id"].value = 0.0
+            pd["seed"].value = 0.0
+            wtex.use(0)
+            for M, colour in boxes:
+                pd["body"].value = tuple(float(x) for x in colour)
+                pd["body2"].value = tuple(float(x) for x in colour)
+                pd["mvp"].write((vp @ M).T.astype("f4").copy())
+                pd["model"].write(M.T.astype("f4").copy())
+                wvao.render()
+        order = sorted(range(len(scene.dice)), key=lambda i: scene.dice[i].material == "translucent")
+        for i in order:
+            d = scene.dice[i]
+            mesh, tex, vao, svao = res[i]
+            M = models[i]
+            if d.material == "translucent":
+                ctx.enable(mgl.BLEND)
+                ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+            pd["mvp"].write((vp @ M).T.astype("f4").copy())
+            pd["model"].write(M.T.astype("f4").copy())
+            pd["body"].value = d.body
+            pd["body2"].value = d.body2
+            pd["ink"].value = d.ink
+            pd["material"].value = MATERIAL_ID[d.material]
+            pd["body_alpha"].value = float(d.alpha)
+            pd["engraved"].value = 1.0 if d.engraved else 0.0
+            pd["die_id"].value = (i + 1) / 255.0
+            pd["seed"].value = float((i * 0.137) % 1.0)
+            tex.use(0)
+            vao.render()
+            ctx.disable(mgl.BLEND)
+        ctx.disable(mgl.CULL_FACE)
+        img = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(H, W, 3)[::-1, :, ::-1]
+        ids = np.ascontiguousarray(np.frombuffer(fbo.read(components=1, attachment=1), np.uint8).reshape(H, W)[::-1])
+        img = np.ascontiguousarray(img)
+        if shade is not None:
+            full = cv2.resize(shade, (W, H), interpolation=cv2.INTER_LINEAR)
+            full[ids > 0] = 255
+            img = cv2.multiply(img, cv2.merge([full, full, full]), scale=1 / 255)
+        return img, ids
+
+    def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray | None:
+        """Table shading (uint8, 255 = unshadowed) from the flattened-dice masks."""
+        if not scene.dice:
+            return None
+        lights = scene.lights
+        tot = float(sum(l.colour[1] * l.direction[2] for l in lights)) + scene.ambient[1] + 1e-6
+        shade = np.ones(raw.shape[:2], np.float32)
+        for c, li in ((0, 0), (2, 1)):
+            if li < len(lights):
+                s = _soft(raw[..., c], lights[li].softness / 2)
+                share = lights[li].colour[1] * lights[li].direction[2] / tot
+                shade -= scene.shadow_strength * 1.4 * share * s
+        contact = _soft(raw[..., 1], 2.0)
+        shade -= 0.45 * contact
+        return (np.clip(shade, 0.05, 1) * 255).astype(np.uint8)
+
+
+def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur in [0,1]; wide blurs run at a quarter of the pixels (same look, less work)."""
+    if sigma > 3:
+        h, w = mask.shape
+        small = cv2.resize(mask, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), sigma / 2)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
+    return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) / 255
+
+
+_RENDERER: Renderer | None = None
+
+
+def get_renderer() -> Renderer:
+    """The process-wide renderer (one GL context, created on first use)."""
+    global _RENDERER
+    if _RENDERER is None:
+        _RENDERER = Renderer()
+    return _RENDERER
+
+
+def egl_available() -> tuple[bool, str]:
+    try:
+        get_renderer()
+        return True, ""
+    except Exception as e:  # noqa: BLE001 - the reason is reported to the caller
+        return False, f"{type(e).__name__}: {e}"

@@ -1,0 +1,366 @@
+"""Random tables of dice: sample a scene from a seed, render it, read its truth off the geometry.
+
+`render_image(seed)` is the public entry point: a BGR image and the `ImageRead` that is true
+for it. Every die's value comes from `geometry.value_up` on the pose it was rendered in;
+its box is tight around its visible pixels (from the renderer's id buffer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.dice import DieReading, ImageRead, reading_order
+from dicecam.mechanics.errors import DiceError, LimitError
+
+from . import effects as fx
+from . import geometry
+from .render import BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, SceneSpec, get_renderer, look_at, perspective
+
+# Circumradius in mm of a typical die of each kind (a 16 mm d6 has 13.9 mm).
+DIE_RADIUS = {"d4": 12.0, "d6": 13.0, "d8": 11.0, "d10": 11.0, "d00": 11.0, "d12": 12.0, "d20": 12.5}
+MAX_PIXELS = 4096 * 4096
+COLOUR_NAMES = tuple(BODY_COLOURS)
+
+
+def parse_kinds(kinds: Sequence[str] | str | None) -> tuple[str, ...]:
+    if kinds is None:
+        return geometry.KINDS
+    if isinstance(kinds, str):
+        kinds = [k for k in kinds.split(",") if k.strip()]
+    out = []
+    for k in kinds:
+        k = str(getattr(k, "value", k)).strip().lower()
+        if k not in geometry.KINDS:
+            raise DiceError(f"unknown die kind {k!r} (known: {', '.join(geometry.KINDS)})")
+        out.append(k)
+    if not out:
+        raise DiceError("no die kinds given")
+    return tuple(dict.fromkeys(out))
+
+
+def check_size(width: int, height: int) -> None:
+    if width < 32 or height < 32:
+        raise LimitError(f"image size {width}x{height} is too small (at least 32x32)")
+    if width * height > MAX_PIXELS:
+        raise LimitError(f"image size {width}x{height} is over the cap of {MAX_PIXELS} pixels")
+
+
+@dataclass
+class Camera:
+    view: np.ndarray
+    proj: np.ndarray
+    eye: np.ndarray
+    focal_px: float
+    width: int
+    height: int
+
+    @property
+    def vp(self) -> np.ndarray:
+        return self.proj @ self.view
+
+    def unproject_to_table(self, u: float, v: float) -> np.ndarray:
+        inv = np.linalg.inv(self.vp)
+        ndc = np.array([2 * u / self.width - 1, 1 - 2 * v / self.height])
+        a = inv @ np.array([ndc[0], ndc[1], -1, 1.0])
+        b = inv @ np.array([ndc[0], ndc[1], 1, 1.0])
+        a, b = a[:3] / a[3], b[:3] / b[3]
+        t = a[2] / (a[2] - b[2])
+        return a + t * (b - a)
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        h = np.c_[pts, np.ones(len(pts))] @ self.vp.T
+        ndc = h[:, :2] / h[:, 3:4]
+        return np.c_[(ndc[:, 0] + 1) * self.width / 2, (1 - ndc[:, 1]) * self.height / 2]
+
+
+def make_camera(rng: np.random.Generator, width: int, height: int, px_per_mm: float, elevation: float | None = None) -> Camera:
+    el = np.radians(elevation if elevation is not None else (rng.uniform(78, 90) if rng.random() < 0.35 else rng.uniform(45, 80)))
+    az = rng.uniform(0, 2 * np.pi)
+    fovy = np.radians(rng.uniform(40, 62))
+    focal = height / 2 / np.tan(fovy / 2)
+    dist = focal / px_per_mm
+    target = np.array([rng.uniform(-50, 50), rng.uniform(-50, 50), 0.0])
+    eye = target + dist * np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+    up = np.array([-np.cos(az), -np.sin(az), 0.0])
+    roll = rng.normal(0, 0.06)
+    f = (target - eye) / dist
+    up = geometry.axis_angle(f, roll) @ up
+    view = look_at(eye, target, up)
+    proj = perspective(fovy, width / height, max(1.0, dist * 0.05), dist * 6 + 500)
+    return Camera(view, proj, eye, focal, width, height)
+
+
+def _colour_jitter(rgb, rng, amount=0.08):
+    c = np.array(rgb) * np.exp(rng.normal(0, amount, 3))
+    return tuple(float(x) for x in np.clip(c, 0, 1))
+
+
+def sample_look(rng: np.random.Generator, kind: str) -> dict:
+    """Body colour, material, ink, font and print style of one die (or one matching set)."""
+    colour = str(rng.choice(COLOUR_NAMES))
+    if colour == "clear":
+        material = "translucent"
+    else:
+        material = str(rng.choice(["solid", "marbled", "speckled", "metallic", "translucent"], p=[0.5, 0.14, 0.1, 0.1, 0.16]))
+    body = _colour_jitter(BODY_COLOURS[colour], rng)
+    lum = 0.3 * body[0] + 0.59 * body[1] + 0.11 * body[2]
+    if lum > 0.45:
+        ink_name = str(rng.choice(["black", "black", "black", "silver"] if colour != "white" else ["black", "black", "gold"]))
+    else:
+        ink_name = str(rng.choice(["white", "white", "gold", "silver"]))
+    if material == "marbled":
+        other = rng.choice([(0.95, 0.95, 0.95), (0.02, 0.02, 0.02), BODY_COLOURS[str(rng.choice(COLOUR_NAMES))]])
+        body2 = tuple(float(x) for x in np.array(body) * 0.45 + np.array(other) * 0.55)
+    elif material == "speckled":
+        body2 = (0.9, 0.9, 0.9) if lum < 0.4 else (0.05, 0.05, 0.05)
+    else:
+        body2 = body
+    alpha = float(rng.uniform(0.35, 0.55) if colour == "clear" else rng.uniform(0.55, 0.85))
+    return dict(
+        colour=colour,
+        material=material,
+        body=body,
+        body2=body2,
+        ink=_colour_jitter(INK_COLOURS[ink_name], rng, 0.04),
+        font=int(rng.integers(0, max(1, len(FONTS)))),
+        engraved=bool(rng.random() < 0.35),
+        alpha=alpha,
+        pips=bool(rng.random() < 0.65),
+        d4_vertex=bool(rng.random() < 0.7),
+    )
+
+
+def style_for(kind: str, look: dict) -> str:
+    if kind == "d6":
+        return "pips" if look["pips"] else "num"
+    if kind == "d4":
+        return "vertex" if look["d4_vertex"] else "base"
+    return "num"
+
+
+def place_die(kind: str, look: dict, rng: np.random.Generator, xy: np.ndarray, scale: float,
+              lean_towards: np.ndarray | None = None) -> DieSpec:
+    style = style_for(kind, look)
+    mesh = geometry.build(kind, style)
+    face_down = int(rng.integers(len(mesh.faces)))
+    R = geometry.resting_rotation(mesh, face_down, rng.uniform(0, 2 * np.pi))
+    cocked = False
+    if lean_towards is not None:
+        d = lean_towards[:2] - xy[:2]
+        d = d / max(np.linalg.norm(d), 1e-6)
+        R = geometry.axis_angle([-d[1], d[0], 0.0], rng.uniform(0.3, 0.6)) @ R
+        cocked = True
+    z = -float((mesh.vertices @ R.T)[:, 2].min()) * scale
+    pos = np.array([xy[0], xy[1], z])
+    return DieSpec(
+        kind=kind, style=style, font=look["font"], engraved=look["engraved"], R=R, pos=pos, scale=scale,
+        colour=look["colour"], body=look["body"], body2=look["body2"], ink=look["ink"], material=look["material"],
+        alpha=look["alpha"], value=geometry.value_up(mesh, R), cocked=cocked,
+    )
+
+
+def sample_lighting(rng: np.random.Generator) -> tuple[list[Light], tuple, float]:
+    n = int(rng.choice([1, 1, 2, 2, 3]))
+    warm = rng.uniform(-1, 1)  # -1 cool daylight .. +1 warm tungsten
+    base = np.array([1.0 + 0.12 * warm, 1.0, 1.0 - 0.25 * warm])
+    lights = []
+    total = rng.uniform(0.7, 1.15)
+    for i in range(n):
+        el = np.radians(rng.uniform(35, 85))
+        az = rng.uniform(0, 2 * np.pi)
+        d = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+        share = total * (0.75 if i == 0 else 0.35 / n)
+        col = base * share * np.exp(rng.normal(0, 0.05, 3))
+        lights.append(Light(d, tuple(float(x) for x in col), float(rng.choice([1.5, 4.0, 10.0, 18.0]))))
+    amb = base * rng.uniform(0.22, 0.45)
+    return lights, tuple(float(x) for x in amb), float(rng.uniform(0.35, 0.75))
+
+
+@dataclass
+class Layout:
+    camera: Camera
+    scene: SceneSpec
+
+
+def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, height: int,
+                 n_dice: int | None = None, px_range: tuple[float, float] = (20, 200),
+                 elevation: float | None = None) -> Layout:
+    n = int(n_dice) if n_dice is not None else int(rng.choice(np.arange(1, 13), p=_n_weights()))
+    # Die size on screen: as large as a crowded table allows.
+    fit = np.sqrt(0.35 * width * height / max(n, 1)) / 1.3
+    hi = max(px_range[0] + 1, min(px_range[1], fit, 0.6 * min(width, height)))
+    lo = min(px_range[0], hi - 1)
+    px_die = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    cam = make_camera(rng, width, height, px_die / 22.0, elevation)
+    one_set = rng.random() < 0.5
+    set_look = sample_look(rng, "")
+    dice: list[DieSpec] = []
+    margin = px_die * 0.8
+    for i in range(n):
+        kind = str(rng.choice(list(kinds)))
+        look = set_look if one_set else sample_look(rng, kind)
+        scale = DIE_RADIUS[kind] * rng.uniform(0.88, 1.15)
+        lean = None
+        for _ in range(40):
+            cocked = bool(dice) and rng.random() < 0.07
+            if cocked:
+                other = dice[int(rng.integers(len(dice)))]
+                ang = rng.uniform(0, 2 * np.pi)
+                gap = (other.scale + scale) * 0.78
+                xy = other.pos[:2] + gap * np.array([np.cos(ang), np.sin(ang)])
+                lean = other.pos
+            else:
+                u, v = rng.uniform(margin, width - margin), rng.uniform(margin, height - margin)
+                xy = cam.unproject_to_table(u, v)[:2]
+                lean = None
+            ok = all(np.linalg.norm(d.pos[:2] - xy) >= (d.scale + scale) * (0.74 if cocked and d.pos is lean else 0.84) for d in dice)
+            if ok and cocked:
+                uv = cam.project(np.array([[xy[0], xy[1], 0.0]]))[0]
+                ok = margin * 0.5 < uv[0] < width - margin * 0.5 and margin * 0.5 < uv[1] < height - margin * 0.5
+            if ok:
+                break
+        else:
+            continue
+        dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale, lean))
+    lights, amb, shadow_k = sample_lighting(rng)
+    from .surfaces import SURFACES
+
+    n_surf = len(SURFACES) * 3
+    surface = int(rng.integers(n_surf))
+    walls, wall_colour = [], (0.3, 0.2, 0.12)
+    if dice and rng.random() < 0.2:
+        # A dice tray: walls around the dice; a die beside a wall may lean on it (cocked).
+        surface = SURFACES.index("tray") * 3 + int(rng.integers(3))
+        walls, wall_colour = _tray(rng, dice)
+        if rng.random() < 0.35:
+            _lean_on_wall(rng, dice, walls)
+    per = rng.uniform(90, 420)
+    th = rng.uniform(0, 2 * np.pi)
+    c, s = np.cos(th) / per, np.sin(th) / per
+    uv = np.array([[c, -s, rng.random()], [s, c, rng.random()]])
+    props = _props(rng, cam, dice, width, height) if rng.random() < 0.35 else []
+    tgt = cam.unproject_to_table(width / 2, height / 2)
+    spot = (tgt[0] + rng.normal(0, 80), tgt[1] + rng.normal(0, 80), rng.uniform(150, 600))
+    scene = SceneSpec(
+        width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
+        surface=surface, surface_uv=uv, walls=walls, wall_colour=wall_colour, props=props,
+        surface_tint=_colour_jitter((1, 1, 1), rng, 0.06), lights=lights, ambient=amb, spot=spot,
+        dice=dice, shadow_strength=shadow_k,
+    )
+    return Layout(cam, scene)
+
+
+PROPS = {  # half sizes in mm of table clutter a detector must learn to ignore
+    "card": (31.5, 44.0, 0.4),
+    "eraser": (10.0, 20.0, 5.0),
+    "token": (9.0, 9.0, 1.5),
+    "block": (7.0, 7.0, 7.0),  # a plain cube the size of a die, with no numbers
+    "pencil": (3.5, 80.0, 3.5),
+}
+
+
+def _props(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], width: int, height: int):
+    out = []
+    for _ in range(int(rng.integers(1, 4))):
+        name = str(rng.choice(list(PROPS)))
+        hs = np.array(PROPS[name]) * rng.uniform(0.8, 1.2)
+        u, v = rng.uniform(0, width), rng.uniform(0, height)
+        xy = cam.unproject_to_table(u, v)[:2]
+        reach = float(np.hypot(hs[0], hs[1]))
+        if any(np.linalg.norm(d.pos[:2] - xy) < reach + d.scale for d in dice):
+            continue
+        yaw = rng.uniform(0, 2 * np.pi)
+        M = np.eye(4)
+        M[:3, :3] = geometry.axis_angle([0, 0, 1], yaw) @ np.diag(hs)
+        M[:3, 3] = (xy[0], xy[1], hs[2])
+        colour = (0.92, 0.9, 0.85) if name == "card" and rng.random() < 0.5 else tuple(float(x) for x in rng.uniform(0.05, 0.9, 3))
+        out.append((M, colour))
+    return out
+
+
+def _tray(rng: np.random.Generator, dice: list[DieSpec]):
+    xy = np.array([d.pos[:2] for d in dice])
+    r = max(d.scale for d in dice)
+    lo, hi = xy.min(0) - r * rng.uniform(1.1, 2.5), xy.max(0) + r * rng.uniform(1.1, 2.5)
+    t, h = rng.uniform(5, 10), rng.uniform(12, 30)
+    cx, cy = (lo + hi) / 2
+    wx, wy = (hi - lo) / 2
+    walls = [
+        ((cx, lo[1] - t, h / 2), (wx + 2 * t, t, h / 2)),
+        ((cx, hi[1] + t, h / 2), (wx + 2 * t, t, h / 2)),
+        ((lo[0] - t, cy, h / 2), (t, wy, h / 2)),
+        ((hi[0] + t, cy, h / 2), (t, wy, h / 2)),
+    ]
+    colour = _colour_jitter(rng.choice([(0.35, 0.2, 0.1), (0.08, 0.08, 0.08), (0.55, 0.4, 0.25), (0.3, 0.05, 0.05)]), rng)
+    return walls, colour
+
+
+def _lean_on_wall(rng: np.random.Generator, dice: list[DieSpec], walls) -> None:
+    """Move the die nearest a wall against it and tilt it onto the wall."""
+    best = None
+    for i, d in enumerate(dice):
+        for (c, hs) in walls:
+            axis = 0 if hs[0] < hs[1] else 1
+            inner = c[axis] - np.sign(c[axis] - d.pos[axis]) * hs[axis]
+            gap = abs(inner - d.pos[axis])
+            if best is None or gap < best[0]:
+                best = (gap, i, axis, inner)
+    _, i, axis, inner = best
+    d = dice[i]
+    mesh = geometry.build(d.kind, d.style)
+    toward = np.zeros(3)
+    toward[axis] = np.sign(inner - d.pos[axis])
+    R = geometry.axis_angle([-toward[1], toward[0], 0.0], rng.uniform(0.3, 0.55)) @ d.R
+    pts = (mesh.vertices @ R.T) * d.scale
+    pos = d.pos.copy()
+    pos[axis] = inner - toward[axis] * pts[:, axis].max() * toward[axis] if toward[axis] > 0 else inner - pts[:, axis].min()
+    pos[2] = -pts[:, 2].min()
+    d.R, d.pos, d.value, d.cocked = R, pos, geometry.value_up(mesh, R), True
+
+
+def _n_weights() -> np.ndarray:
+    w = np.array([10, 12, 12, 10, 9, 8, 6, 5, 4, 3, 3, 3], float)
+    return w / w.sum()
+
+
+def truth_from_ids(scene: SceneSpec, ids: np.ndarray, name: str, min_pixels: int = 12) -> ImageRead:
+    """Readings with boxes tight around each die's visible pixels."""
+    readings = []
+    if scene.dice:
+        ys, xs = np.nonzero(ids)
+        vals = ids[ys, xs]
+        for k, d in enumerate(scene.dice, start=1):
+            sel = vals == k
+            if int(sel.sum()) < min_pixels:
+                continue
+            x, y = xs[sel], ys[sel]
+            box = (float(x.min()), float(y.min()), float(x.max() + 1), float(y.max() + 1))
+            readings.append(DieReading(type=d.kind, value=d.value, box=box, colour=d.colour, cocked=d.cocked))
+    return ImageRead(image=name, width=scene.width, height=scene.height, dice=reading_order(readings))
+
+
+def render_scene(scene: SceneSpec, eff: fx.Effects | None, name: str) -> tuple[np.ndarray, ImageRead]:
+    img, ids = get_renderer().render(scene)
+    if eff is not None:
+        img = fx.apply(img, eff)
+        if eff.distortion:
+            mx, my = fx._distortion_maps(scene.width, scene.height, round(eff.distortion, 2))
+            ids = cv2.remap(ids, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return img, truth_from_ids(scene, ids, name)
+
+
+def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 640, height: int = 480,
+                 n_dice: int | None = None, effects_strength: float = 1.0) -> tuple[np.ndarray, ImageRead]:
+    """One random table of dice: BGR uint8 image and its truth (values from the poses)."""
+    check_size(width, height)
+    ks = parse_kinds(kinds)
+    if n_dice is not None and not 0 <= n_dice <= 40:
+        raise LimitError(f"n_dice must be 0-40, got {n_dice}")
+    rng = np.random.default_rng(seed)
+    layout = sample_scene(rng, ks, width, height, n_dice)
+    eff = fx.sample_effects(rng, effects_strength) if effects_strength > 0 else None
+    return render_scene(layout.scene, eff, f"synth-{seed}")

@@ -1,0 +1,136 @@
+"""Rendering and export: boxes match the projected dice, runs are deterministic, files are valid."""
+
+import csv
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from dicecam.datasets import render
+
+ok, why = render.egl_available()
+pytestmark = pytest.mark.skipif(not ok, reason=f"no headless OpenGL (EGL) context: {why}")
+
+from dicecam.datasets import geometry as g  # noqa: E402
+from dicecam.datasets import scene as sc  # noqa: E402
+from dicecam.datasets.export import CLASSES  # noqa: E402
+from dicecam.mechanics.dice import ImageRead, reading_order  # noqa: E402
+from dicecam.mechanics.errors import DicecamError  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", list(g.KINDS))
+def test_boxes_contain_the_projected_die(kind):
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        lay = sc.sample_scene(rng, [kind], 320, 240, 1, px_range=(40, 80))
+        img, read = sc.render_scene(lay.scene, None, "t")
+        (d,) = lay.scene.dice
+        (r,) = read.dice
+        pts = (g.build(d.kind, d.style).vertices * d.scale) @ d.R.T + d.pos
+        uv = lay.camera.project(pts)
+        x1, y1 = np.clip(uv.min(0), 0, [320, 240])
+        x2, y2 = np.clip(uv.max(0), 0, [320, 240])
+        bx1, by1, bx2, by2 = r.box
+        # visible pixels lie inside the projected die, and an unoccluded die fills its projection
+        assert bx1 >= x1 - 1.5 and by1 >= y1 - 1.5 and bx2 <= x2 + 1.5 and by2 <= y2 + 1.5
+        assert bx1 <= x1 + 2.5 and by1 <= y1 + 2.5 and bx2 >= x2 - 2.5 and by2 >= y2 - 2.5
+        assert r.value == g.value_up(g.build(d.kind, d.style), d.R)
+        assert r.type.value == kind and r.colour == d.colour
+
+
+def test_render_image_truth_and_determinism():
+    a, ra = sc.render_image(7, width=320, height=240, n_dice=4)
+    b, rb = sc.render_image(7, width=320, height=240, n_dice=4)
+    assert a.shape == (240, 320, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b) and ra == rb
+    assert 1 <= len(ra.dice) <= 4
+    assert ra.dice == reading_order(ra.dice)
+    for d in ra.dice:
+        assert d.confidence is None
+        x1, y1, x2, y2 = d.box
+        assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 240
+    c, _ = sc.render_image(8, width=320, height=240, n_dice=4)
+    assert not np.array_equal(a, c)
+
+
+def test_bad_input_is_a_dicecam_error():
+    with pytest.raises(DicecamError):
+        sc.render_image(1, kinds=["d7"])
+    with pytest.raises(DicecamError):
+        sc.render_image(1, width=10, height=10)
+
+
+@pytest.mark.parametrize("fmt", ["yolo", "crops", "jsonl"])
+def test_generate_is_deterministic_and_valid(tmp_path, fmt):
+    from dicecam.datasets.synth import generate
+
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        s = generate(out, 3, 11, ["d6", "d20"], fmt, progress=False, width=256, height=192)
+        assert s.images == 3
+        outs.append(out)
+    files_a = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file() and p.name != "summary.json")
+    files_b = sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file() and p.name != "summary.json")
+    assert files_a == files_b and files_a
+    for rel in files_a:
+        if rel.suffix in (".txt", ".jsonl", ".csv", ".png", ".jpg"):  # data.yaml holds the absolute path
+            assert (outs[0] / rel).read_bytes() == (outs[1] / rel).read_bytes(), rel
+    out = outs[0]
+    if fmt == "yolo":
+        y = (out / "data.yaml").read_text()
+        assert f"path: {out.resolve()}" in y
+        names = [l.split(": ")[1] for l in y.splitlines() if l.startswith("  ")]
+        assert tuple(names) == CLASSES
+        for lab in (out / "labels").rglob("*.txt"):
+            img = cv2.imread(str(out / "images" / lab.parent.name / (lab.stem + ".jpg")))
+            assert img is not None and img.shape == (192, 256, 3)
+            for row in lab.read_text().splitlines():
+                c, *xywh = row.split()
+                assert CLASSES[int(c)] in ("d6", "d20")
+                assert all(0 <= float(v) <= 1 for v in xywh)
+    elif fmt == "crops":
+        rows = list(csv.DictReader(open(out / "crops.csv")))
+        assert rows
+        for r in rows:
+            img = cv2.imread(str(out / r["path"]))
+            assert img.shape == (96, 96, 3)
+            folder = r["path"].split("/")[1]
+            assert folder == f"{r['kind']}_{r['value']}"
+            assert r["path"].startswith("crops_cocked/" if r["cocked"] == "1" else "crops/")
+    else:
+        lines = (out / "reads.jsonl").read_text().splitlines()
+        assert len(lines) == 3
+        for line in lines:
+            read = ImageRead.model_validate_json(line)
+            assert (out / read.image).exists()
+            assert read.dice == reading_order(read.dice)
+            assert json.loads(line)["width"] == 256
+
+
+def test_clip_settles_and_truth_matches_last_frame():
+    from dicecam.datasets.clip import render_clip
+
+    c = render_clip(5, kinds=["d8"], width=192, height=144, fps=15, n_dice=2, hold_s=0.4)
+    assert len(c.frames) == len(c.per_frame)
+    assert 0 < c.settled_at < len(c.frames)
+    assert c.truth == c.per_frame[-1]
+    # at rest: every frame from settled_at on reads the same values
+    final = [(d.type, d.value) for d in c.truth.dice]
+    for r in c.per_frame[c.settled_at :]:
+        assert [(d.type, d.value) for d in r.dice] == final
+    assert not np.array_equal(c.frames[0], c.frames[-1])
+
+
+def test_cli_synth_and_contact_sheet(tmp_path):
+    from dicecam.server.cli import main
+
+    out = tmp_path / "set"
+    assert main(["synth", "--out", str(out), "--count", "2", "--seed", "1", "--kinds", "d10,d00",
+                 "--format", "jsonl", "--width", "200", "--height", "160", "--quiet"]) == 0
+    sheet = tmp_path / "sheet.png"
+    assert main(["contact-sheet", "--out", str(sheet), "--from", str(out), "--count", "2", "--tile", "100"]) == 0
+    assert cv2.imread(str(sheet)) is not None
+    assert main(["synth", "--out", str(out), "--count", "1", "--kinds", "d7"]) == 2
+    assert main(["synth", "--out", str(out), "--count", "1", "--format", "coco"]) == 2
