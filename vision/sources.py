@@ -1,0 +1,236 @@
+"""Frame sources: webcam, video file, image folder, stream URL, and the bundled demo clip.
+
+`FrameSource.frames()` yields (frame_id, frame) forever (or to the end of a file). A live
+source runs a capture thread that keeps only the newest frame, so the consumer never
+falls behind; a dead source is retried with capped exponential backoff and reported
+through `on_status`, never raised.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.errors import DicecamError
+
+IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
+MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
+
+StatusFn = Callable[[dict], None]
+
+
+class SourceError(DicecamError):
+    pass
+
+
+def frame_problem(frame) -> str | None:
+    """Why a frame is unusable, or None when it is a fine BGR uint8 image."""
+    if frame is None or not isinstance(frame, np.ndarray):
+        return "no frame"
+    if frame.size == 0 or frame.ndim != 3 or frame.shape[2] != 3:
+        return "not a 3-channel image"
+    if frame.dtype != np.uint8:
+        return "not 8-bit"
+    if max(frame.shape[:2]) > MAX_SIDE or min(frame.shape[:2]) < 16:
+        return "odd size"
+    small = frame[:: max(1, frame.shape[0] // 32), :: max(1, frame.shape[1] // 32)]
+    if int(small.max()) - int(small.min()) < 4:
+        return "constant frame"
+    return None
+
+
+@dataclass
+class FrameSource:
+    """A source of BGR frames. `opener` returns a fresh reader: a callable returning a frame
+    (None at a glitch) or raising StopIteration at the end of a finite source."""
+
+    spec: str
+    opener: Callable[[], Callable[[], np.ndarray | None]]
+    fps: float | None = None
+    finite: bool = False
+    realtime: bool = True
+    max_backoff: float = 5.0
+    max_retries: int | None = None  # None: retry forever (cameras); a number for tests
+    on_status: StatusFn | None = None
+    skipped: int = 0
+    state: str = "stopped"
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def status(self, state: str, detail: str = "") -> None:
+        self.state = state
+        if self.on_status:
+            self.on_status({"state": state, "source": self.spec, "detail": detail, "skipped_frames": self.skipped})
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def raw(self) -> Iterator[np.ndarray]:
+        """Every good frame in order (junk skipped and counted), with reconnects."""
+        backoff, tries, period = 0.25, 0, (1.0 / self.fps if self.fps and self.realtime else 0.0)
+        while not self._stop.is_set():
+            try:
+                read = self.opener()
+            except Exception as e:  # a camera that is not there (yet)
+                read, err = None, str(e) or type(e).__name__
+            if read is not None:
+                self.status("connected")
+                tries, backoff, fails = 0, 0.25, 0
+                t_next = time.monotonic()
+                while not self._stop.is_set():
+                    try:
+                        frame = read()
+                    except StopIteration:
+                        return
+                    except Exception as e:
+                        frame, err = None, str(e) or type(e).__name__
+                        fails = 1000
+                    if frame is None:
+                        fails += 1
+                        if fails > 30:  # a live camera returning nothing for a while is gone
+                            err = err if fails >= 1000 else "no frames"
+                            break
+                        self.skipped += 1
+                        continue
+                    fails = 0
+                    if frame_problem(frame):
+                        self.skipped += 1
+                        continue
+                    if period:
+                        t_next += period
+                        delay = t_next - time.monotonic()
+                        if delay > 0:
+                            self._stop.wait(delay)
+                        else:
+                            t_next = time.monotonic()
+                    yield frame
+            if self._stop.is_set() or (self.finite and read is not None):
+                return
+            tries += 1
+            if self.max_retries is not None and tries > self.max_retries:
+                self.status("lost", err)
+                return
+            self.status("retrying", f"{err}; retry in {backoff:.2f}s")
+            self._stop.wait(backoff)
+            backoff = min(self.max_backoff, backoff * 2)
+
+    def frames(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Live: newest frame only (capture thread); finite non-realtime: every frame."""
+        self._stop.clear()
+        if self.finite and not self.realtime:
+            for i, f in enumerate(self.raw()):
+                yield i, f
+            self.status("stopped", "end of source")
+            return
+        latest: list = [None]
+        done = threading.Event()
+        cond = threading.Condition()
+
+        def capture() -> None:
+            i = 0
+            for f in self.raw():
+                with cond:
+                    latest[0] = (i, f)
+                    cond.notify()
+                i += 1
+            done.set()
+            with cond:
+                cond.notify()
+
+        t = threading.Thread(target=capture, name=f"capture:{self.spec}", daemon=True)
+        t.start()
+        seen = -1
+        try:
+            while not self._stop.is_set():
+                with cond:
+                    while (latest[0] is None or latest[0][0] == seen) and not done.is_set() and not self._stop.is_set():
+                        cond.wait(0.5)  # sleep, never busy-wait
+                    item = latest[0]
+                if item is None or item[0] == seen:
+                    if done.is_set():
+                        break
+                    continue
+                seen = item[0]
+                yield item
+        finally:
+            self._stop.set()
+            t.join(timeout=2)
+            self.status("stopped", "end of source" if done.is_set() else "stopped")
+
+
+def _capture_reader(target, finite: bool):
+    def open_():
+        cap = cv2.VideoCapture(target)
+        if not cap.isOpened():
+            raise SourceError(f"cannot open {target!r}")
+
+        def read():
+            ok, frame = cap.read()
+            if not ok:
+                if finite:
+                    cap.release()
+                    raise StopIteration
+                return None
+            return frame
+
+        return read
+
+    return open_
+
+
+def demo_paths() -> tuple[Path, Path]:
+    root = resources.files("dicecam.vision") / "assets"
+    mp4, meta = Path(str(root / "demo.mp4")), Path(str(root / "demo.json"))
+    if not mp4.is_file() or not meta.is_file():
+        raise SourceError("the bundled demo clip (vision/assets/demo.mp4) is missing from this install")
+    return mp4, meta
+
+
+def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_demo: bool = True,
+                on_status: StatusFn | None = None, max_retries: int | None = None) -> FrameSource:
+    """`0` | `/dev/videoN` | FILE | DIR | rtsp/http URL | `demo`."""
+    text = str(spec).strip()
+    kw = dict(on_status=on_status, realtime=realtime, max_retries=max_retries)
+    if text.isdigit():
+        return FrameSource(text, _capture_reader(int(text), False), **kw)
+    if text.startswith("/dev/video"):
+        return FrameSource(text, _capture_reader(text, False), **kw)
+    if "://" in text:
+        if not text.split("://")[0].lower() in {"rtsp", "rtsps", "http", "https", "rtmp", "udp", "tcp"}:
+            raise SourceError(f"unsupported stream URL {text!r} (rtsp, http(s), rtmp, udp, tcp)")
+        return FrameSource(text, _capture_reader(text, False), **kw)
+    if text == "demo":
+        import json
+
+        mp4, meta = demo_paths()
+        clip_fps = float(json.loads(meta.read_text()).get("fps", 30))
+        if loop_demo:
+            return FrameSource("demo", _capture_reader(str(mp4), False), fps=clip_fps, **kw)
+        return FrameSource("demo", _capture_reader(str(mp4), True), fps=clip_fps, finite=True, **kw)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXTS)
+        if not files:
+            raise SourceError(f"no images in folder {text!r}")
+
+        def open_dir():
+            it = iter(files)
+            return lambda: cv2.imread(str(next(it)), cv2.IMREAD_COLOR)
+
+        return FrameSource(text, open_dir, fps=fps, finite=True, **kw)
+    if path.is_file():
+        cap = cv2.VideoCapture(str(path))
+        vfps = cap.get(cv2.CAP_PROP_FPS) or fps
+        ok = cap.isOpened()
+        cap.release()
+        if not ok:
+            raise SourceError(f"cannot read video {text!r}")
+        return FrameSource(text, _capture_reader(str(path), True), fps=vfps if 1 <= vfps <= 240 else fps,
+                           finite=True, **kw)
+    raise SourceError(f"bad source {text!r}: use a camera index (0), /dev/videoN, a video file, an image folder, a URL or 'demo'")
