@@ -1,0 +1,376 @@
+"""REST and event routes under /api. Thin: validation here, the roll flow in table.Table."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from urllib.parse import urlsplit
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, HTTPException, Query, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from dicecam.mechanics.dice import DieReading, ImageRead
+from dicecam.mechanics.errors import DicecamError
+from dicecam.mechanics.roll import Event, Roll
+
+from .events import Broker
+from .table import Table
+from .video import annotate, image_size, jpeg
+
+router = APIRouter(prefix="/api")
+
+MAX_DICE = 100
+
+
+# -- request and response models -------------------------------------------------
+def _die(v: Any) -> Any:
+    # Dice come as reading objects or as the CLI's "d6:5[:red]" text.
+    if not isinstance(v, str):
+        return v
+    try:
+        return DieReading.parse(v)
+    except DicecamError as e:
+        raise ValueError(str(e)) from None
+
+
+class ResolveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    system: str | None = Field(default=None, max_length=64, title="System (default: the configured one)")
+    options: dict[str, Any] | None = Field(default=None, title="System options (default: the configured ones)")
+    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="Dice as read, e.g. \"d6:5\" or objects")
+    follows: str | None = Field(default=None, max_length=64, title="Id of the roll this continues")
+
+    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
+
+
+class AmendRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
+    system: str | None = Field(default=None, max_length=64, title="System (default: the original roll's)")
+    options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's)")
+
+    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
+
+
+class ConfigRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    system: str = Field(max_length=64, title="System name")
+    options: dict[str, Any] = Field(default_factory=dict, title="System options")
+    pool: list[str] | None = Field(default=None, max_length=MAX_DICE, title="Dice pool for the odds (default: the system's)")
+
+
+class OddsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    system: str = Field(max_length=64, title="System name")
+    pool: list[str] | None = Field(default=None, max_length=MAX_DICE, title="Dice kinds, e.g. [\"d6\", \"d6\"]")
+    options: dict[str, Any] = Field(default_factory=dict, title="System options")
+
+
+class RollWithAmendments(Roll):
+    amendments: list[Roll] = Field(default_factory=list, title="Corrections of this roll, oldest first")
+
+
+class HistoryPage(BaseModel):
+    items: list[Roll] = Field(title="Rolls, newest first")
+    total: int = Field(title="Rolls stored")
+    offset: int
+    limit: int
+
+
+class ReadResult(BaseModel):
+    read: ImageRead = Field(title="The dice read from the image")
+    roll: Roll | None = Field(default=None, title="The stored roll, when it could be adjudicated")
+    error: str | None = Field(default=None, title="Why no roll was stored")
+
+
+# -- dependencies --------------------------------------------------------------
+def get_table(request: Request) -> Table:
+    return request.app.state.table
+
+
+def get_broker(request: Request) -> Broker:
+    return request.app.state.broker
+
+
+def require_token(request: Request) -> None:
+    """Write and control endpoints: same-origin only, and the token when the server has one."""
+    settings = request.app.state.table.settings
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
+        # Another web site open in the same browser must not change this table's rolls (CSRF).
+        raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
+    if not settings.token_required:
+        return
+    auth = request.headers.get("authorization", "")
+    given = auth[7:].strip() if auth.lower().startswith("bearer ") else request.query_params.get("token", "")
+    if not secrets.compare_digest(given.encode(), settings.token.encode()):
+        raise HTTPException(
+            status_code=401,
+            detail="this server needs its token for changes: send 'Authorization: Bearer TOKEN' or add ?token=TOKEN",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+TableDep = Annotated[Table, Depends(get_table)]
+Write = [Depends(require_token)]
+
+
+# -- rolls ---------------------------------------------------------------------
+@router.get("/rolls", response_model=HistoryPage, summary="Roll history, newest first", tags=["rolls"])
+def history(table: TableDep, offset: int = Query(0, ge=0, le=10_000_000), limit: int = Query(50, ge=1, le=10_000)):
+    """One page of the stored rolls, amendments included (they name the roll they amend)."""
+    limit = min(limit, table.settings.page_max)
+    page = table.store.page(offset, limit)
+    return HistoryPage(items=page.items, total=page.total, offset=offset, limit=limit)
+
+
+@router.get("/rolls/{roll_id}", response_model=RollWithAmendments, summary="One roll and its amendments", tags=["rolls"])
+def one_roll(roll_id: str, table: TableDep):
+    roll = table.store.get(roll_id)
+    if roll is None:
+        raise HTTPException(404, f"no roll {roll_id!r}")
+    return RollWithAmendments(**roll.model_dump(), amendments=table.store.amendments(roll_id))
+
+
+@router.post("/rolls", response_model=Roll, status_code=201, dependencies=Write, summary="Enter a roll by hand",
+             tags=["rolls"])
+def manual_roll(body: ResolveRequest, table: TableDep):
+    """Adjudicate dice typed in at the table; stored with source "manual" and announced as roll.settled."""
+    return table.manual(body.system, body.options, body.dice, follows=body.follows)
+
+
+@router.post("/rolls/{roll_id}/amend", response_model=Roll, status_code=201, dependencies=Write,
+             summary="Correct a misread roll", tags=["rolls"])
+def amend_roll(roll_id: str, body: AmendRequest, table: TableDep):
+    """Re-adjudicate with corrected dice. The original stays; the correction is a new roll with `amends`
+    set, announced as roll.amended, and saved with its frame as a training example."""
+    try:
+        return table.amend(roll_id, body.dice, body.system, body.options)
+    except KeyError:
+        raise HTTPException(404, f"no roll {roll_id!r} to amend") from None
+
+
+@router.get("/export.csv", summary="Every roll as CSV", tags=["rolls"])
+def export_csv(table: TableDep):
+    return StreamingResponse(table.store.export_csv(), media_type="text/csv",
+                             headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.csv"'})
+
+
+@router.get("/export.json", summary="Every roll as JSON", tags=["rolls"])
+def export_json(table: TableDep):
+    return StreamingResponse(table.store.export_json(), media_type="application/json",
+                             headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.json"'})
+
+
+# -- rules -----------------------------------------------------------------------
+@router.get("/systems", summary="The rule systems and their options' JSON schemas", tags=["rules"])
+def systems(table: TableDep) -> list[dict[str, Any]]:
+    allowed = table.settings.systems
+    return [s for s in table.rules.systems() if not allowed or s["name"] in allowed]
+
+
+@router.get("/config", summary="The configured system, options and pool", tags=["config"])
+def get_config(table: TableDep) -> dict[str, Any]:
+    return table.config()
+
+
+@router.put("/config", dependencies=Write, summary="Choose the system and its options", tags=["config"])
+def put_config(body: ConfigRequest, table: TableDep) -> dict[str, Any]:
+    """Validated against the system's options; the live pipeline adjudicates the next roll with it."""
+    allowed = table.settings.systems
+    if allowed and body.system not in allowed:
+        raise DicecamError(f"system {body.system!r} is not offered here (offered: {', '.join(allowed)})")
+    return table.configure(body.system, body.options, body.pool)
+
+
+@router.get("/odds", summary="Odds of the configured roll", tags=["rules"])
+def odds_configured(table: TableDep) -> dict[str, Any]:
+    return table.rules.odds(table.system, table.pool, table.options)
+
+
+@router.post("/odds", summary="Odds of any roll", tags=["rules"])
+def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
+    options = table.rules.check_options(body.system, body.options)
+    pool = body.pool or table.rules.default_pool(body.system, options)
+    return table.rules.odds(body.system, pool, options)
+
+
+# -- images and video ----------------------------------------------------------------
+@router.post("/read", response_model=ReadResult, dependencies=Write, summary="Read the dice in an uploaded photo",
+             tags=["vision"])
+async def read_upload(
+    table: TableDep,
+    image: UploadFile = File(..., description="PNG, JPEG, BMP or WebP photo of the dice"),
+    store: bool = Query(True, description="Adjudicate with the configured system and store the roll"),
+):
+    """Capped in bytes and pixels; the photo is kept in memory only, for a later correction."""
+    s = table.settings
+    data = await image.read(s.max_upload_bytes + 1)
+    if len(data) > s.max_upload_bytes:
+        raise HTTPException(413, f"image is over the upload limit of {s.max_upload_bytes} bytes")
+    if not data:
+        raise HTTPException(400, "the uploaded file is empty")
+    head = image_size(data)
+    if head is None:
+        raise HTTPException(415, "not a PNG, JPEG, BMP or WebP image")
+    fmt, w, h = head
+    if w <= 0 or h <= 0:
+        raise HTTPException(400, f"the {fmt} header gives no image size")
+    if w * h > s.max_upload_pixels:
+        raise HTTPException(413, f"image is {w}x{h} = {w * h} pixels, over the limit of {s.max_upload_pixels}")
+    if table.reader is None:
+        raise HTTPException(503, "no dice reader is loaded on this server: " + "; ".join(table.notices or ["unknown"]))
+    return await asyncio.to_thread(_read_and_store, table, data, image.filename or "upload", store)
+
+
+def _read_and_store(table: Table, data: bytes, name: str, store: bool) -> ReadResult:
+    import cv2
+    import numpy as np
+
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise HTTPException(400, "the image could not be decoded (corrupt or unsupported)")
+    dice = table.reader(frame)
+    read = ImageRead(image=name[:255], width=frame.shape[1], height=frame.shape[0], dice=dice)
+    if not store or not dice:
+        return ReadResult(read=read, error=None if dice else "no dice found in the image")
+    try:
+        roll = table.manual(None, None, dice, source="upload")
+    except DicecamError as e:
+        return ReadResult(read=read, error=str(e))
+    table.remember_jpeg(roll.id, jpeg(frame, 92), frame.shape[1], frame.shape[0])
+    return ReadResult(read=read, roll=roll)
+
+
+def _annotated_latest(table: Table) -> tuple[int, bytes] | None:
+    latest = table.pipeline.latest_frame() if table.pipeline is not None else None
+    if latest is None:
+        return None
+    fid, frame, dice = latest
+    return fid, jpeg(annotate(frame, dice))
+
+
+@router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"],
+            responses={200: {"content": {"image/jpeg": {}}}})
+async def frame_jpg(table: TableDep):
+    if table.pipeline is None:
+        raise HTTPException(503, "no live camera on this server")
+    got = await asyncio.to_thread(_annotated_latest, table)
+    if got is None:
+        raise HTTPException(503, "the camera has not delivered a frame yet")
+    return Response(got[1], media_type="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Id": str(got[0])})
+
+
+@router.get("/video.mjpg", summary="Live video, dice boxed (MJPEG)", tags=["vision"])
+async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000_000, description="Stop after N frames")):
+    if table.pipeline is None:
+        raise HTTPException(503, "no live camera on this server")
+    period = 1.0 / table.settings.video_fps
+
+    async def parts():
+        # Each part ends with the next boundary: browsers show a part only once they see the boundary
+        # after it, so a still camera would otherwise never show its frame.
+        # A still frame is sent again each second: some browsers paint a part only when the next arrives.
+        sent, last, last_at, part = 0, None, 0.0, b""
+        yield b"--frame\r\n"
+        broker: Broker = table.broker
+        while (frames is None or sent < frames) and not broker.closing:
+            latest = table.pipeline.latest_frame()
+            now = time.monotonic()
+            if latest is not None and (latest[0] != last or now - last_at >= 1.0):
+                if latest[0] != last or not part:
+                    got = await asyncio.to_thread(_annotated_latest, table)
+                    if got is None:
+                        await asyncio.sleep(period)
+                        continue
+                    last = got[0]
+                    part = (b"Content-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(got[1])
+                            + got[1] + b"\r\n--frame\r\n")
+                yield part
+                sent, last_at = sent + 1, now
+            await asyncio.sleep(period)
+
+    return StreamingResponse(parts(), media_type="multipart/x-mixed-replace; boundary=frame",
+                             headers={"Cache-Control": "no-store"})
+
+
+# -- events ---------------------------------------------------------------------
+def _sse(event: Event) -> str:
+    return f"id: {event.id}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
+
+
+@router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"])
+async def events_sse(request: Request):
+    table: Table = request.app.state.table
+    broker: Broker = request.app.state.broker
+    try:
+        client = broker.connect()
+    except OverflowError as e:
+        raise HTTPException(503, str(e)) from None
+
+    async def stream():
+        try:
+            yield _sse(table.snapshot())
+            while True:
+                try:
+                    ev = await asyncio.wait_for(client.next(), 15)
+                except asyncio.TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                if ev is None:
+                    return
+                yield _sse(ev)
+        finally:
+            broker.disconnect(client)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@router.websocket("/events/ws")
+async def events_ws(websocket: WebSocket):
+    table: Table = websocket.app.state.table
+    broker: Broker = websocket.app.state.broker
+    await websocket.accept()
+    try:
+        client = broker.connect()
+    except OverflowError as e:
+        await websocket.close(code=1013, reason=str(e)[:120])
+        return
+
+    async def drain():
+        # Read (and ignore) whatever the page sends, so a closed socket is noticed at once.
+        while True:
+            await websocket.receive_text()
+
+    reader = asyncio.create_task(drain())
+    try:
+        await websocket.send_text(table.snapshot().model_dump_json())
+        while True:
+            getter = asyncio.create_task(client.next())
+            done, _ = await asyncio.wait({getter, reader}, return_when=asyncio.FIRST_COMPLETED)
+            if reader in done:
+                getter.cancel()
+                return
+            ev = getter.result()
+            if ev is None:
+                if broker.closing:
+                    await websocket.close(code=1001, reason="server shutting down")
+                else:
+                    await websocket.close(code=1013, reason="too slow: reconnect for a fresh snapshot")
+                return
+            await websocket.send_text(ev.model_dump_json())
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        reader.cancel()
+        broker.disconnect(client)
+
+
+@router.get("/health", summary="Server, camera and rules status", tags=["config"])
+def health(table: TableDep, request: Request) -> dict[str, Any]:
+    return {"ok": True, "camera": table.camera, "rolls": table.store.count(), "notices": table.notices,
+            "clients": request.app.state.broker.client_count}

@@ -1,0 +1,129 @@
+"""The web app factory: `create_app(settings, store, pipeline=None, reader=None)`.
+
+Collaborators are injected so tests pass fakes: a pipeline (vision.pipeline.Pipeline in
+production, see table.LivePipeline), a reader callable for uploads, and the rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from dicecam.mechanics.errors import DicecamError, LimitError
+
+from .api import router
+from .events import Broker
+from .rulebook import Rules, load_rules
+from .settings import ServerSettings
+from .store import RollStore
+from .table import DiceReader, LivePipeline, Table
+
+log = logging.getLogger("dicecam.server")
+
+STATIC = Path(str(resources.files("dicecam.server") / "static"))
+PAGES = {"/": "index.html", "/overlay": "overlay.html", "/reader": "reader.html", "/docs": "api.html"}
+
+DESCRIPTION = """Reads physical dice through a webcam and adjudicates the roll.
+
+Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) start with a
+`snapshot` (recent rolls, config, camera status), then carry `roll.settled`, `roll.amended`,
+`roll.uncertain`, `camera.status` and `config.changed` in the envelope
+`{"v": 1, "type", "id", "ts", "data"}`. When the server has a token, write endpoints need
+`Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open.
+"""
+
+
+def _first_validation_message(exc: RequestValidationError) -> str:
+    errs = exc.errors()
+    if not errs:
+        return "invalid request"
+    e = errs[0]
+    loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+    msg = str(e.get("msg", "invalid value")).removeprefix("Value error, ")
+    return f"{loc}: {msg}" if loc else msg
+
+
+def create_app(
+    settings: ServerSettings,
+    store: RollStore | None = None,
+    pipeline: LivePipeline | None = None,
+    reader: DiceReader | None = None,
+    rules: Rules | None = None,
+    notices: Sequence[str] = (),
+    listeners: Sequence = (),
+) -> FastAPI:
+    store = store if store is not None else RollStore(settings.db_path)
+    rules = rules if rules is not None else load_rules()
+    notices = list(notices)
+    if hasattr(rules, "reason"):
+        notices.append(f"Rules engine unavailable: {rules.reason}")
+    broker = Broker(settings.client_queue, settings.max_clients)
+    for fn in listeners:
+        broker.add_listener(fn)
+    table = Table(settings, store, rules, broker, pipeline, reader, notices)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        broker.bind(asyncio.get_running_loop())
+        if pipeline is not None:
+            try:
+                await asyncio.to_thread(pipeline.start)
+            except Exception as e:  # the server still serves manual entry and history
+                log.error("the live pipeline did not start: %s", e)
+                table.notices.append(f"The camera pipeline did not start: {e}")
+                table.set_camera("error", f"The camera pipeline did not start: {e}")
+        try:
+            yield
+        finally:
+            if pipeline is not None:
+                try:
+                    await asyncio.to_thread(pipeline.stop)
+                except Exception:
+                    log.exception("pipeline stop failed")
+
+    # No Swagger UI or ReDoc: they load from a CDN; /docs is a small local page reading /openapi.json.
+    app = FastAPI(title="dicecam", version="0.1.0", description=DESCRIPTION, lifespan=lifespan, docs_url=None,
+                  redoc_url=None,
+                  openapi_tags=[{"name": "rolls", "description": "History, manual entry, corrections, export"},
+                                {"name": "rules", "description": "Systems, options and odds"},
+                                {"name": "config", "description": "What the table is playing"},
+                                {"name": "vision", "description": "Live video and uploaded photos"},
+                                {"name": "events", "description": "Live events with a snapshot first"}])
+    app.state.table = table
+    app.state.broker = broker
+    app.state.settings = settings
+
+    if pipeline is not None:
+        pipeline.subscribe(table.on_pipeline_event)
+
+    @app.exception_handler(DicecamError)
+    async def _bad_input(request: Request, exc: DicecamError):
+        return JSONResponse({"detail": str(exc)}, status_code=413 if isinstance(exc, LimitError) else 400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"detail": _first_validation_message(exc),
+                             "errors": [{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()[:20]]},
+                            status_code=422)
+
+    app.include_router(router)
+
+    def page(name: str):
+        async def serve_page():
+            return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        return serve_page
+
+    for path, name in PAGES.items():
+        app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+PipelineProtocol = LivePipeline  # the name the brief uses; vision.pipeline.Pipeline satisfies it

@@ -1,0 +1,140 @@
+"""Fan events out to every connected page, without letting a slow page hold up the rest.
+
+The pipeline publishes from its own thread; the broker hops onto the server's asyncio loop
+and puts the event on each client's bounded queue. A client whose queue is full is dropped
+(its page reconnects and gets a fresh snapshot) so no client ever blocks another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from dicecam.mechanics.roll import Event
+
+log = logging.getLogger("dicecam.server.events")
+
+Listener = Callable[[Event], None]
+
+
+def make_event(type_: str, data: dict[str, Any]) -> Event:
+    return Event(type=type_, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), data=data)
+
+
+class Client:
+    """One connected page: a bounded queue and a flag set when it fell behind."""
+
+    def __init__(self, maxsize: int):
+        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=maxsize)
+        self.dropped = False
+        self.sent = 0
+
+    async def next(self) -> Event | None:
+        """The next event, or None once the client has been dropped."""
+        if self.dropped and self.queue.empty():
+            return None
+        ev = await self.queue.get()
+        return ev
+
+
+class Broker:
+    def __init__(self, queue_size: int = 256, max_clients: int = 500):
+        self.queue_size = queue_size
+        self.max_clients = max_clients
+        self._clients: set[Client] = set()
+        self._listeners: list[Listener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self.published = 0
+        self.dropped_clients = 0
+        self.closing = False
+
+    def close(self) -> None:
+        """Server shutting down: end every stream now (safe from a signal handler or any thread)."""
+        self.closing = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._end_all)
+            except RuntimeError:
+                pass
+
+    def _end_all(self) -> None:
+        for client in list(self._clients):
+            client.dropped = True
+            while True:
+                try:
+                    client.queue.put_nowait(None)
+                    break
+                except asyncio.QueueFull:
+                    client.queue.get_nowait()
+        self._clients.clear()
+
+    # -- wiring ---------------------------------------------------------------
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def add_listener(self, fn: Listener) -> None:
+        """A synchronous callback run for every event (webhook, speech); it must not block."""
+        self._listeners.append(fn)
+
+    @property
+    def client_count(self) -> int:
+        return len(self._clients)
+
+    def connect(self) -> Client:
+        if len(self._clients) >= self.max_clients:
+            raise OverflowError(f"too many event clients (limit {self.max_clients})")
+        client = Client(self.queue_size)
+        self._clients.add(client)
+        return client
+
+    def disconnect(self, client: Client) -> None:
+        self._clients.discard(client)
+
+    # -- publishing -----------------------------------------------------------
+    def publish(self, event: Event) -> None:
+        """Safe from any thread. Before the loop is bound (no server yet) events still reach listeners."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._deliver(event)
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._deliver(event)
+        else:
+            try:
+                loop.call_soon_threadsafe(self._deliver, event)
+            except RuntimeError:  # loop closed between the check and the call
+                pass
+
+    def _deliver(self, event: Event) -> None:
+        self.published += 1
+        for client in list(self._clients):
+            if client.dropped:
+                continue
+            try:
+                client.queue.put_nowait(event)
+            except asyncio.QueueFull:
+                client.dropped = True
+                self.dropped_clients += 1
+                self._clients.discard(client)
+                log.warning("dropped a slow event client (queue of %d full)", self.queue_size)
+                # Wake its sender so it can close; it reads None and ends.
+                try:
+                    client.queue.get_nowait()
+                    client.queue.put_nowait(None)
+                except (asyncio.QueueEmpty, asyncio.QueueFull):
+                    pass
+        for fn in self._listeners:
+            try:
+                fn(event)
+            except Exception:  # a listener's failure is logged, never fatal
+                log.exception("event listener failed")

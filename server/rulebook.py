@@ -1,0 +1,88 @@
+"""The rules engine as the server sees it: a small protocol, and the adapter to mechanics.registry.
+
+Tests pass a fake with the same five methods; the real one imports the registry lazily so the
+server can start (and say why) even when the rules package is broken.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, Sequence
+
+from pydantic import ValidationError
+
+from dicecam.mechanics.dice import DieReading
+from dicecam.mechanics.errors import RulesError, UnknownSystemError
+
+
+class Rules(Protocol):
+    def resolve(self, system: str, dice: Sequence[DieReading], options: Mapping[str, Any]) -> dict[str, Any]: ...
+    def odds(self, system: str, pool: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]: ...
+    def systems(self) -> list[dict[str, Any]]: ...
+    def check_options(self, system: str, options: Mapping[str, Any]) -> dict[str, Any]: ...
+    def default_pool(self, system: str, options: Mapping[str, Any]) -> list[str]: ...
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    msg = err.get("msg", str(e)).removeprefix("Value error, ")
+    return f"{where}: {msg}" if where else msg
+
+
+class RegistryRules:
+    """Adapter over dicecam.mechanics.registry (resolve, odds, SYSTEMS)."""
+
+    def __init__(self) -> None:
+        from dicecam.mechanics import registry  # imported here: a broken rules package must not stop the server
+
+        self._reg = registry
+
+    def _system(self, name: str):
+        sys_ = self._reg.SYSTEMS.get(name)
+        if sys_ is None:
+            raise UnknownSystemError(f"unknown system {name!r} (known: {', '.join(self._reg.SYSTEMS)})")
+        return sys_
+
+    def check_options(self, system: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        sys_ = self._system(system)
+        try:
+            return sys_.options(dict(options)).model_dump(mode="json")
+        except ValidationError as e:
+            raise RulesError(f"bad option for {system}: {_first_error(e)}") from None
+
+    def resolve(self, system, dice, options):
+        return self._reg.resolve(system, list(dice), dict(options)).model_dump(mode="json")
+
+    def odds(self, system, pool, options):
+        return self._reg.odds(system, list(pool), dict(options)).model_dump(mode="json")
+
+    def default_pool(self, system, options):
+        return [str(getattr(t, "value", t)) for t in self._system(system).default_pool(dict(options))]
+
+    def systems(self):
+        out = []
+        for name, sys_ in self._reg.SYSTEMS.items():
+            out.append({"name": name, "title": getattr(sys_, "title", name), "schema": sys_.Options.model_json_schema()})
+        return out
+
+
+class MissingRules:
+    """Stands in when the rules package cannot be imported: every call says why."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def _fail(self, *a, **k):
+        raise RulesError(f"the rules engine is not available: {self.reason}")
+
+    resolve = odds = check_options = default_pool = _fail
+
+    def systems(self):
+        return []
+
+
+def load_rules() -> Rules:
+    try:
+        return RegistryRules()
+    except Exception as e:  # ImportError or a broken registry: the server still serves history
+        return MissingRules(f"{type(e).__name__}: {e}")

@@ -1,0 +1,205 @@
+"""The server's state and the roll flow: camera or manual readings -> verdict -> store -> events.
+
+One `Table` per app. It owns the current config (system, options, pool), the camera status,
+a small cache of recent roll frames (for corrections) and the glue between the pipeline,
+the rules, the store and the broker. Routes stay thin and call into it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections import OrderedDict
+from datetime import datetime, timezone
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from dicecam.mechanics.dice import DieReading, parse_type, reading_order
+from dicecam.mechanics.errors import DicecamError, RulesError
+from dicecam.mechanics.roll import Event, Roll
+
+from .events import Broker, make_event
+from .rulebook import Rules
+from .settings import ServerSettings
+from .store import RollStore, save_correction
+
+log = logging.getLogger("dicecam.server")
+
+
+class LivePipeline(Protocol):
+    """What the server needs from vision.pipeline.Pipeline (tests pass a fake)."""
+
+    status: str
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def subscribe(self, callback: Callable[[Event], None]) -> None: ...
+    def configure(self, system: str, options: dict) -> None: ...
+    def latest_frame(self) -> tuple[int, np.ndarray, list[DieReading]] | None: ...
+
+
+class DiceReader(Protocol):
+    def __call__(self, frame: np.ndarray) -> list[DieReading]: ...
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Table:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        store: RollStore,
+        rules: Rules,
+        broker: Broker,
+        pipeline: LivePipeline | None = None,
+        reader: DiceReader | None = None,
+        notices: Sequence[str] = (),
+    ):
+        self.settings, self.store, self.rules, self.broker = settings, store, rules, broker
+        self.pipeline, self.reader = pipeline, reader
+        self.notices = list(notices)
+        self.camera: dict[str, Any] = {"status": "none" if pipeline is None else getattr(pipeline, "status", "starting")}
+        if pipeline is None:
+            self.camera["message"] = "No live camera: enter rolls by hand or upload a photo."
+        self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.system = settings.system
+        self.options: dict[str, Any] = dict(settings.options)
+        self.pool: list[str] = []
+        try:
+            self.options = rules.check_options(self.system, self.options)
+            self.pool = rules.default_pool(self.system, self.options)
+        except DicecamError as e:
+            self.notices.append(f"Starting configuration refused: {e}")
+
+    # -- config ----------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return {"system": self.system, "options": self.options, "pool": self.pool,
+                "systems": self.settings.systems, "token_required": self.settings.token_required}
+
+    def configure(self, system: str, options: dict[str, Any], pool: list[str] | None) -> dict[str, Any]:
+        checked = self.rules.check_options(system, options)
+        if pool is None or not pool:
+            pool = self.rules.default_pool(system, checked)
+        else:
+            pool = [parse_type(p).value for p in pool]
+        with self._lock:
+            self.system, self.options, self.pool = system, checked, pool
+        if self.pipeline is not None:
+            try:
+                self.pipeline.configure(system, checked)
+            except Exception as e:  # the pipeline keeps its old config; say so
+                log.warning("pipeline refused the new configuration: %s", e)
+        cfg = self.config()
+        self.broker.publish(make_event("config.changed", cfg))
+        return cfg
+
+    # -- snapshot ----------------------------------------------------------------
+    def snapshot(self) -> Event:
+        return make_event("snapshot", {
+            "rolls": [r.model_dump(mode="json") for r in self.store.recent(self.settings.snapshot_rolls)],
+            "config": self.config(),
+            "camera": self.camera,
+            "notices": self.notices,
+        })
+
+    # -- rolls -------------------------------------------------------------------
+    def adjudicate(self, system: str, dice: Sequence[DieReading], options: dict[str, Any]) -> dict[str, Any]:
+        if not dice:
+            raise RulesError("no dice to adjudicate: enter at least one die")
+        return self.rules.resolve(system, reading_order(dice), options)
+
+    def manual(self, system: str | None, options: dict[str, Any] | None, dice: list[DieReading],
+               follows: str | None = None, source: str = "manual", frame_id: int | None = None) -> Roll:
+        system = system or self.system
+        options = self.rules.check_options(system, self.options if options is None and system == self.system
+                                           else (options or {}))
+        if follows is not None and self.store.get(follows) is None:
+            raise RulesError(f"no roll {follows!r} to follow")
+        adj = self.adjudicate(system, dice, options)
+        roll = Roll(id=str(uuid.uuid4()), ts=now(), source=source, status="settled", system=system,
+                    options=options, dice=reading_order(dice), adjudication=adj, follows=follows, frame_id=frame_id)
+        self.store.add(roll)
+        self.broker.publish(make_event("roll.settled", roll.model_dump(mode="json")))
+        return roll
+
+    def amend(self, roll_id: str, dice: list[DieReading], system: str | None, options: dict[str, Any] | None) -> Roll:
+        original = self.store.get(roll_id)
+        if original is None:
+            raise KeyError(roll_id)
+        system = system or original.system
+        options = self.rules.check_options(system, original.options if options is None else options)
+        # A correction typed as bare "d6:5" keeps the box of the same-kind die in the same place, so the
+        # training example still has it; a die of another kind (a phantom replaced by a missed die) gets none.
+        if len(dice) == len(original.dice):
+            dice = [_with_box(d, o) if d.box is None and d.type is o.type else d for d, o in zip(dice, original.dice)]
+        adj = self.adjudicate(system, dice, options)
+        roll = Roll(id=str(uuid.uuid4()), ts=now(), source=original.source, status="settled", system=system,
+                    options=options, dice=list(dice), adjudication=adj, amends=original.id,
+                    follows=original.follows, frame_id=original.frame_id)
+        self.store.add(roll)
+        self._save_correction(roll, original)
+        self.broker.publish(make_event("roll.amended", roll.model_dump(mode="json")))
+        return roll
+
+    def _save_correction(self, roll: Roll, original: Roll) -> None:
+        frame = self._frames.get(original.id)
+        jpeg, w, h = frame if frame else (None, None, None)
+        try:
+            save_correction(self.settings.corrections_dir, roll, jpeg, w, h, original)
+        except OSError as e:  # the amendment is stored; only the training copy failed
+            log.warning("could not save the correction example: %s", e)
+
+    def remember_frame(self, roll_id: str, frame: np.ndarray) -> None:
+        if self.settings.frame_cache <= 0:
+            return
+        import cv2
+
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        if not ok:
+            return
+        with self._lock:
+            self._frames[roll_id] = (buf.tobytes(), frame.shape[1], frame.shape[0])
+            while len(self._frames) > self.settings.frame_cache:
+                self._frames.popitem(last=False)
+
+    def remember_jpeg(self, roll_id: str, jpeg: bytes, width: int, height: int) -> None:
+        with self._lock:
+            self._frames[roll_id] = (jpeg, width, height)
+            while len(self._frames) > max(self.settings.frame_cache, 1):
+                self._frames.popitem(last=False)
+
+    # -- the pipeline's events ----------------------------------------------------
+    def on_pipeline_event(self, event: Event) -> None:
+        """Called on the pipeline's thread."""
+        try:
+            if event.type in ("roll.settled", "roll.uncertain"):
+                roll = Roll.model_validate(event.data)
+                try:
+                    self.store.add(roll)
+                except KeyError:
+                    return  # the same roll twice: already stored and announced
+                latest = self.pipeline.latest_frame() if self.pipeline is not None else None
+                if latest is not None and (roll.frame_id is None or latest[0] == roll.frame_id):
+                    self.remember_frame(roll.id, latest[1])
+            elif event.type == "camera.status":
+                self.camera = dict(event.data)
+            self.broker.publish(event)
+        except Exception:
+            log.exception("could not handle a pipeline event")
+
+    def set_camera(self, status: str, message: str | None = None, **extra: Any) -> None:
+        self.camera = {"status": status, **({"message": message} if message else {}), **extra}
+        self.broker.publish(make_event("camera.status", self.camera))
+
+
+def _with_box(new: DieReading, old: DieReading) -> DieReading:
+    fields = new.model_dump()
+    fields["box"] = old.box
+    if fields.get("colour") is None:
+        fields["colour"] = old.colour
+    return DieReading(**fields)

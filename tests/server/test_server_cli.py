@@ -1,0 +1,126 @@
+"""`dicecam serve`: argument checks, token generation off loopback, and a real start with no camera."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from conftest import free_port
+from dicecam.server import cli_serve
+from dicecam.server.cli import build_parser
+
+
+def parse(*argv):
+    return build_parser().parse_args(["serve", *argv])
+
+
+def test_token_generated_and_printed_off_loopback(tmp_path):
+    said = []
+    s = cli_serve.settings_from_args(parse("--host", "0.0.0.0", "--data", str(tmp_path)), said.append)
+    assert s.token and len(s.token) >= 24 and s.token in said[0]
+    s = cli_serve.settings_from_args(parse("--host", "0.0.0.0", "--token", "my-long-token"), said.append)
+    assert s.token == "my-long-token" and len(said) == 2
+    s = cli_serve.settings_from_args(parse("--system", "house-games", "emergence", "--option", "difficulty=7"))
+    assert s.system == "house-games" and s.systems == ["house-games", "emergence"] and s.options == {"difficulty": 7}
+    assert cli_serve.settings_from_args(parse()).token is None
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--port", "70000"], "port"),
+        (["--option", "oops"], "KEY=VALUE"),
+        (["--token", "short"], "token"),
+        (["--system", "no-such-system"], "unknown system"),
+        (["--webhook", "ftp://x"], "http"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(tmp_path, argv, words):
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "serve", "--data", str(tmp_path), *argv],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert words.lower() in lines[-1].lower() and "Traceback" not in r.stderr
+
+
+def test_serve_starts_without_a_camera(tmp_path):
+    """The README's run command on a machine with no camera: the server comes up and says what it fell back to."""
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "dicecam.server.cli", "serve", "--port", str(port),
+                             "--data", str(tmp_path / "data"), "--source", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        health = None
+        end = time.monotonic() + 60
+        while time.monotonic() < end and proc.poll() is None:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).json()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert health is not None, proc.stderr.read() if proc.poll() is not None else "no answer"
+        assert health["ok"]
+        # either the camera fell back to the demo clip, or the server says why there is no live view
+        cam = health["camera"]
+        assert cam["status"] in ("demo", "running", "starting", "none", "error") or health["notices"]
+        if cam["status"] == "none":
+            assert health["notices"], "no camera and no reason given"
+        r = httpx.post(f"http://127.0.0.1:{port}/api/rolls", json={"dice": ["d6:3", "d8:5", "d10:7"]}, timeout=10)
+        assert r.status_code == 201, r.text  # manual entry works whatever the camera does
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    assert "dicecam serve: table http://127.0.0.1:" in err
+    assert (tmp_path / "data" / "rolls.sqlite3").exists()
+
+
+def test_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "serve", "--data", str(tmp_path),
+                            "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "choose another --port" in r.stderr.strip().splitlines()[-1]
+
+
+def test_missing_camera_falls_back_to_the_demo_clip(monkeypatch):
+    """With a reader and a pipeline class (faked here), a camera that is not there becomes the demo clip."""
+    import types
+
+    sources = pytest.importorskip("dicecam.vision.sources", reason="vision.sources not available yet")
+    try:
+        sources.demo_paths()
+    except Exception as e:
+        pytest.skip(f"no demo clip: {e}")
+    from conftest import FakeReader
+
+    built = {}
+
+    class Pipeline:
+        def __init__(self, source, reader, system, options, **kw):
+            built.update(source=source, reader=reader, system=system)
+
+    monkeypatch.setitem(sys.modules, "dicecam.vision.read",
+                        types.SimpleNamespace(Reader=types.SimpleNamespace(load=FakeReader)))
+    monkeypatch.setitem(sys.modules, "dicecam.vision.pipeline", types.SimpleNamespace(Pipeline=Pipeline))
+    notices, said = [], []
+    missing = "/dev/video97"
+    pipeline, reader, note = cli_serve.build_live(missing, "contingency", {}, notices, said.append)
+    assert pipeline is not None and isinstance(reader, FakeReader)
+    assert "demo clip" in note and missing in note and note in notices and note in said[0]
+    assert built["source"].spec == "demo" and built["system"] == "contingency"
