@@ -20,8 +20,9 @@ import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading, ImageRead
+from dicecam.vision.crops import KINDS as CLASSES
+from dicecam.vision.crops import square_crop
 
-CLASSES: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
 FORMATS = ("yolo", "crops", "jsonl")
 CROP_SIZE = 96
 CROP_MARGIN = 0.15
@@ -40,18 +41,6 @@ def yolo_lines(read: ImageRead) -> list[str]:
         w, h = (x2 - x1) / read.width, (y2 - y1) / read.height
         out.append(f"{CLASSES.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
     return out
-
-
-def square_crop(img: np.ndarray, box, margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:
-    """A square crop centred on the box, `margin` of its larger side added on each side;
-    parts outside the image are filled by edge replication."""
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1) * (1 + 2 * margin)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    s = size / side
-    M = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(img, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
 class Writer:
@@ -94,7 +83,7 @@ class Writer:
                 folder = self.out / sub / class_name(d)
                 folder.mkdir(parents=True, exist_ok=True)
                 rel = f"{sub}/{class_name(d)}/{name}_{k}.png"
-                cv2.imwrite(str(self.out / rel), square_crop(img, d.box))
+                cv2.imwrite(str(self.out / rel), square_crop(img, d.box, CROP_MARGIN, CROP_SIZE))
                 self._csv.writerow([rel, d.type.value, d.value, d.colour or "", int(d.cocked), name])
 
     def close(self) -> None:

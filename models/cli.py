@@ -1,5 +1,69 @@
-"""CLI commands: train (reader issue). Placeholder until that issue lands."""
+"""`dicecam train`: the training recipe (needs the `train` extra: torch, ultralytics)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+STAGES = ("synth", "real", "detector", "reader", "export")
 
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
+    p = subparsers.add_parser(
+        "train", help="train the detector and face reader (needs the train extra)",
+        description="Render synthetic dice, add the real photos, train the detector and the face reader, "
+        "export ONNX. Every stage resumes: run the same command again after an interruption.")
+    p.add_argument("--work", type=Path, default=Path("work/train"), help="work folder: data, checkpoints (default work/train)")
+    p.add_argument("--export", type=Path, default=None, help="where the ONNX files and cards go (default WORK/export)")
+    p.add_argument("--real", type=Path, default=None, help="folder of real YOLO-labelled d6-pip photos, e.g. ../shared/datasets/real")
+    p.add_argument("--images", type=int, default=20000, help="synthetic training images (default 20000)")
+    p.add_argument("--seed", type=int, default=1000, help="synthetic training seed (default 1000)")
+    p.add_argument("--epochs", type=int, default=40, help="detector epochs (default 40)")
+    p.add_argument("--hours", type=float, default=None, help="detector wall-clock budget in hours (overrides --epochs)")
+    p.add_argument("--imgsz", type=int, default=416, help="detector training size (default 416)")
+    p.add_argument("--batch", type=int, default=64, help="detector batch (default 64)")
+    p.add_argument("--reader-epochs", type=int, default=30, help="face reader epochs (default 30)")
+    p.add_argument("--reader-batch", type=int, default=512)
+    p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
+    p.add_argument("--workers", type=int, default=2, help="render and data-loading processes")
+    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
+    p.set_defaults(handler=_train)
+
+
+def _train(args) -> int:
+    import os
+
+    from dicecam.mechanics.errors import DicecamError, LimitError
+
+    stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise DicecamError(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
+    for name, value, lo, hi in (("--images", args.images, 1, 1_000_000), ("--epochs", args.epochs, 1, 1000),
+                                ("--reader-epochs", args.reader_epochs, 1, 1000), ("--workers", args.workers, 1, 64),
+                                ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024)):
+        if not lo <= value <= hi:
+            raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
+    import importlib.util
+
+    # Only look: ultralytics must not be imported before the recipe sets it up offline.
+    missing = [m for m in ("torch", "ultralytics") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise DicecamError(f"training needs the train extra ({missing[0]} is missing): pip install '.[train]'")
+    from .recipe import Recipe, run
+    from .train_detector import DetectorTrainConfig
+    from .train_reader import ReaderTrainConfig
+
+    device = args.device
+    threads = os.cpu_count() or 1
+    r = Recipe(
+        work=args.work, export=args.export or args.work / "export", real=args.real, images=args.images,
+        seed=args.seed, workers=args.workers, stages=stages,
+        detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
+                                     device=device, seed=args.seed, hours=args.hours),
+        reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
+                                 device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads),
+    )
+    report = run(r)
+    print(f"trained: {report['figures']} in {report['timings'].get('total_s')} s; weights in {r.export}")
+    return 0

@@ -1,0 +1,222 @@
+"""Training data for the two models: YOLO folders for the detector, crop arrays for the face reader.
+
+Synthetic images are rendered once and feed both: each image and its labels go to a YOLO
+folder, and every die is also cut (from the JPEG as written, artefacts included) into a wide
+crop for the face reader. Real photos (d6 pips, ../shared/datasets/real) are copied into the
+same two shapes, their YOLO classes remapped from "k+1 pips" to our kind class d6.
+
+Crops are stored wider than the reader's view (CROP_STORE_MARGIN) so training can jitter the
+box the way a detector would and still find pixels there.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.errors import DicecamError
+from dicecam.vision.crops import FACE_INDEX, KINDS, square_crop
+
+CROP_STORE_SIZE = 96
+CROP_STORE_MARGIN = 0.4
+IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+D6 = KINDS.index("d6")
+# nell-byler's published test split is the real benchmark: never trained on.
+HELD_OUT_REAL = ("nell-byler-d6-pips/images/test",)
+
+
+@dataclass
+class CropSet:
+    """Wide crops and their labels; -1 marks a label the source does not give (real photos: colour)."""
+
+    images: np.ndarray  # (N, S, S, 3) uint8 BGR
+    face: np.ndarray  # (N,) int64 index into FACE_CLASSES
+    colour: np.ndarray  # (N,) int64 index into the colour list, -1 unknown
+    cocked: np.ndarray  # (N,) int64 0/1, -1 unknown
+
+    def save(self, path: Path) -> None:
+        np.savez(path, images=self.images, face=self.face, colour=self.colour, cocked=self.cocked)
+
+    @classmethod
+    def load(cls, path: Path) -> "CropSet":
+        z = np.load(path)
+        return cls(z["images"], z["face"], z["colour"], z["cocked"])
+
+    @classmethod
+    def concat(cls, sets: list["CropSet"]) -> "CropSet":
+        return cls(*(np.concatenate([getattr(s, f) for s in sets]) for f in ("images", "face", "colour", "cocked")))
+
+    def __len__(self) -> int:
+        return len(self.face)
+
+
+def _crop_rows(img: np.ndarray, dice, colours: list[str]) -> list[tuple]:
+    return [(square_crop(img, d.box, CROP_STORE_MARGIN, CROP_STORE_SIZE), FACE_INDEX[(d.type.value, d.value)],
+             colours.index(d.colour) if d.colour in colours else -1, int(d.cocked)) for d in dice]
+
+
+def _render_and_write(job) -> tuple[int, list[tuple]]:
+    """Render image i, write it and its YOLO label, return (dice, crop rows of a training image).
+    Runs in a worker process, so the main process only gathers crops."""
+    from dicecam.datasets.export import yolo_lines
+    from dicecam.datasets.synth import _render_one
+
+    out, seed, i, kinds, val_every, colours = job
+    img, read = _render_one((seed, i, kinds, 640, 480))
+    split = "val" if (i + 1) % val_every == 0 else "train"
+    name = f"s{seed}_{i:06d}"
+    ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (out / "images" / split / f"{name}.jpg").write_bytes(jpg.tobytes())
+    (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in yolo_lines(read)))
+    if split == "val":
+        return len(read.dice), []
+    # Crops come from the JPEG as written, so the reader learns its artefacts too.
+    return len(read.dice), _crop_rows(cv2.imdecode(jpg, cv2.IMREAD_COLOR), read.dice, colours)
+
+
+def render_synthetic(out: Path, count: int, seed: int, colours: list[str], *, workers: int = 1,
+                     val_every: int = 10, progress: bool = True) -> None:
+    """Render `count` images into out/yolo (detector; every `val_every`th image to val) and
+    out/crops.npz (face reader, training images only)."""
+    from tqdm import tqdm
+
+    from dicecam.datasets.scene import parse_kinds
+
+    yolo = out / "yolo"
+    for split in ("train", "val"):
+        (yolo / "images" / split).mkdir(parents=True, exist_ok=True)
+        (yolo / "labels" / split).mkdir(parents=True, exist_ok=True)
+    jobs = [(yolo, seed, i, parse_kinds(None), val_every, colours) for i in range(count)]
+    rows, dice = [], 0
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for n, r in tqdm(pool.imap(_render_and_write, jobs, chunksize=8), total=count,
+                             disable=not progress, desc="render", unit="img"):
+                dice += n
+                rows += r
+    else:
+        for job in tqdm(jobs, disable=not progress, desc="render", unit="img"):
+            n, r = _render_and_write(job)
+            dice += n
+            rows += r
+    _rows_to_set(rows).save(out / "crops.npz")
+    (out / "done.json").write_text(json.dumps({"count": count, "seed": seed, "dice": dice, "crops": len(rows)}) + "\n")
+
+
+def _rows_to_set(rows) -> CropSet:
+    if not rows:
+        raise DicecamError("no dice to crop")
+    imgs, face, colour, cocked = zip(*rows)
+    return CropSet(np.stack(imgs), np.array(face, np.int64), np.array(colour, np.int64), np.array(cocked, np.int64))
+
+
+# --- real photos -------------------------------------------------------------------------------
+
+
+def yolo_pairs(root: Path) -> Iterator[tuple[Path, Path]]:
+    """(image, label) pairs of a YOLO folder: images/... next to labels/... with the same stem."""
+    for img in sorted(root.rglob("*")):
+        if img.suffix.lower() not in IMAGE_EXTS or "images" not in img.parts:
+            continue
+        parts = list(img.parts)
+        parts[len(parts) - 1 - parts[::-1].index("images")] = "labels"
+        label = Path(*parts).with_suffix(".txt")
+        if label.is_file():
+            yield img, label
+
+
+def read_yolo_labels(label: Path) -> list[tuple[int, float, float, float, float]]:
+    rows = []
+    for line in label.read_text().splitlines():
+        p = line.split()
+        if len(p) >= 5:
+            rows.append((int(p[0]), *map(float, p[1:5])))
+    return rows
+
+
+def _source_photo(name: str) -> str:
+    # Roboflow exports name augmented copies "<photo>_jpg.rf.<hash>": group them by photo.
+    return name.split(".rf.")[0]
+
+
+def select_real(real: Path, copies_per_photo: int, seed: int = 0) -> list[tuple[Path, Path]]:
+    """The (image, label) pairs under `real` to train on: HELD_OUT_REAL left out, and at most
+    `copies_per_photo` augmented copies of one source photo."""
+    real = Path(real)
+    if not real.is_dir():
+        raise DicecamError(f"{real} is not a folder of real photos")
+    rng = random.Random(seed)
+    by_photo: dict[str, list] = {}
+    for i, l in yolo_pairs(real):
+        if not any(h in i.as_posix() for h in HELD_OUT_REAL):
+            by_photo.setdefault(f"{i.parent}/{_source_photo(i.name)}", []).append((i, l))
+    kept = []
+    for group in by_photo.values():
+        rng.shuffle(group)
+        kept += group[:copies_per_photo]
+    return sorted(kept)
+
+
+def _shrink(img: np.ndarray, max_side: int) -> np.ndarray:
+    h, w = img.shape[:2]
+    s = min(1.0, max_side / max(h, w))
+    return cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else img
+
+
+def shrink_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 2, seed: int = 0) -> int:
+    """A smaller copy of the real photos, same layout and labels, to carry to a training machine."""
+    n = 0
+    for img_path, label in select_real(real, copies_per_photo, seed):
+        rel = img_path.relative_to(real)
+        img = cv2.imread(str(img_path))
+        if img is None:
+            continue
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str((out / rel).with_suffix(".jpg")), _shrink(img, max_side), [cv2.IMWRITE_JPEG_QUALITY, 88])
+        lab = out / label.relative_to(real)
+        lab.parent.mkdir(parents=True, exist_ok=True)
+        lab.write_text(label.read_text())
+        n += 1
+    return n
+
+
+def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 2, seed: int = 0,
+                 progress: bool = True) -> dict:
+    """Copy the real d6-pip photos under `real` (YOLO labels, class k = k+1 pips) into
+    out/yolo/{train,val}/{images,labels} with class d6, and cut their crops into out/crops.npz
+    (at full resolution, before the copy is shrunk to `max_side`)."""
+    from tqdm import tqdm
+
+    real = Path(real)
+    rows, images, dice = [], 0, 0
+    for img_path, label in tqdm(select_real(real, copies_per_photo, seed), disable=not progress, desc="real", unit="img"):
+        img = cv2.imread(str(img_path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        labels = [r for r in read_yolo_labels(label) if 0 <= r[0] < 6]
+        for k, cx, cy, bw, bh in labels:
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+            rows.append((square_crop(img, box, CROP_STORE_MARGIN, CROP_STORE_SIZE), FACE_INDEX[("d6", k + 1)], -1, 0))
+        rel = img_path.relative_to(real)
+        split = "val" if "val" in rel.parts else "train"
+        dst = out / "yolo" / split / "images" / f"{'_'.join(rel.parts[:-1])}__{img_path.stem}.jpg"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(dst), _shrink(img, max_side), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        lab = out / "yolo" / split / "labels" / f"{dst.stem}.txt"
+        lab.parent.mkdir(parents=True, exist_ok=True)
+        lab.write_text("".join(f"{D6} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}\n" for _, cx, cy, bw, bh in labels))
+        images += 1
+        dice += len(labels)
+    _rows_to_set(rows).save(out / "crops.npz")
+    summary = {"images": images, "dice": dice, "crops": len(rows), "source": str(real)}
+    (out / "done.json").write_text(json.dumps(summary) + "\n")
+    return summary

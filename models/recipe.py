@@ -1,0 +1,121 @@
+"""`dicecam train`: the whole recipe, one command, resumable stage by stage.
+
+Stages, each skipped when its output is already in the work folder:
+1. render synthetic training images (work/synth: YOLO folder + face-reader crops),
+2. copy the real d6-pip photos (work/real), when --real is given, leaving their test split out,
+3. train the detector (work/runs/detector, ultralytics resume),
+4. train the face reader (work/reader, per-epoch checkpoints),
+5. export both to ONNX under --export with their sidecar JSON and the model card.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from dicecam.mechanics.errors import DicecamError
+
+from .train_detector import DetectorTrainConfig
+from .train_reader import ReaderTrainConfig
+
+
+@dataclass
+class Recipe:
+    work: Path
+    export: Path
+    real: Path | None = None
+    images: int = 20000
+    seed: int = 1000  # evaluation sets use other seeds (see README / model card)
+    workers: int = 2
+    detector: DetectorTrainConfig = field(default_factory=DetectorTrainConfig)
+    reader: ReaderTrainConfig = field(default_factory=ReaderTrainConfig)
+    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export")
+
+
+def _colours() -> list[str]:
+    from dicecam.datasets.render import BODY_COLOURS
+
+    return list(BODY_COLOURS)
+
+
+def run(r: Recipe, log=print) -> dict:
+    from .data import CropSet, prepare_real, render_synthetic
+
+    t_start = time.perf_counter()
+    r.work.mkdir(parents=True, exist_ok=True)
+    synth, real = r.work / "synth", r.work / "real"
+    timings: dict[str, float] = {}
+    if "synth" in r.stages and not (synth / "done.json").is_file():
+        t = time.perf_counter()
+        log(f"render {r.images} synthetic images (seed {r.seed}) into {synth}")
+        render_synthetic(synth, r.images, r.seed, _colours(), workers=r.workers)
+        timings["synth_s"] = round(time.perf_counter() - t, 1)
+    if r.real is not None and "real" in r.stages and not (real / "done.json").is_file():
+        t = time.perf_counter()
+        log(f"copy real photos from {r.real} into {real}")
+        prepare_real(r.real, real)
+        timings["real_s"] = round(time.perf_counter() - t, 1)
+    has_real = (real / "done.json").is_file()
+    figures: dict = {}
+    config_dir = r.work / "ultralytics"
+    if "detector" in r.stages:
+        from .train_detector import detector_figures, train_detector, write_data_yaml
+
+        if not (synth / "done.json").is_file():
+            raise DicecamError(f"no synthetic images in {synth}: run the synth stage first")
+        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if has_real else [])
+        val = [synth / "yolo" / "images" / "val"] + ([real / "yolo" / "val" / "images"] if has_real else [])
+        val = [v for v in val if v.is_dir() and any(v.iterdir())]
+        data = write_data_yaml(r.work / "detector.yaml", train, val)
+        t = time.perf_counter()
+        train_detector(data, r.work / "runs", r.detector, config_dir)
+        timings["detector_s"] = round(time.perf_counter() - t, 1)
+        figures["detector"] = detector_figures(r.work / "runs")
+    reader_result = None
+    if "reader" in r.stages:
+        from .train_reader import train_reader
+
+        t = time.perf_counter()
+        reals = CropSet.load(real / "crops.npz") if has_real else None
+        reader_result = train_reader(CropSet.load(synth / "crops.npz"), reals, r.work / "reader", _colours(), r.reader)
+        timings["reader_s"] = round(time.perf_counter() - t, 1)
+        figures["reader"] = reader_result["figures"]
+    if "export" in r.stages:
+        export(r, figures, log)
+    timings["total_s"] = round(time.perf_counter() - t_start, 1)
+    report = {"figures": figures, "timings": timings, "recipe": _jsonable(asdict(r))}
+    (r.work / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def export(r: Recipe, figures: dict, log=print) -> None:
+    import torch
+
+    from dicecam.vision.crops import FACE_CLASSES
+
+    from .reader_net import FaceReaderNet
+    from .train_detector import export_detector
+    from .train_reader import export_reader
+
+    r.export.mkdir(parents=True, exist_ok=True)
+    best = r.work / "runs" / "detector" / "weights" / "best.pt"
+    if best.is_file():
+        export_detector(best, r.export / "detector.onnx", r.work / "ultralytics", figures.get("detector"))
+        log(f"exported {r.export / 'detector.onnx'}")
+    ckpt = r.work / "reader" / "last.pt"
+    if ckpt.is_file():
+        state = torch.load(ckpt, map_location="cpu")
+        model = FaceReaderNet(len(FACE_CLASSES), len(_colours()), state["config"]["width"])
+        model.load_state_dict(state["model"])
+        export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], figures.get("reader", {}))
+        log(f"exported {r.export / 'reader.onnx'}")
+
+
+def _jsonable(d):
+    if isinstance(d, dict):
+        return {k: _jsonable(v) for k, v in d.items()}
+    if isinstance(d, (list, tuple)):
+        return [_jsonable(v) for v in d]
+    return str(d) if isinstance(d, Path) else d

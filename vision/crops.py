@@ -1,0 +1,50 @@
+"""The face reader's view of a die: a square crop around its box, and the class table.
+
+Training (models/) and inference (vision/read.py) both cut crops here, so the reader sees at
+run time exactly the framing it was trained on.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.dice import FACES, DieType
+
+# Detector classes, in the fixed order of the YOLO exports (datasets/export.py).
+KINDS: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
+CROP_SIZE = 64
+CROP_MARGIN = 0.15
+
+
+def face_name(kind: str, value: int) -> str:
+    """'d8_7', 'd00_30': one class of the face reader."""
+    return f"{kind}_{value:02d}" if kind == "d00" else f"{kind}_{value}"
+
+
+# Every (kind, value) the face reader can answer, grouped by kind in KINDS order.
+FACE_CLASSES: tuple[tuple[str, int], ...] = tuple((k, v) for k in KINDS for v in FACES[DieType(k)])
+FACE_INDEX: dict[tuple[str, int], int] = {kv: i for i, kv in enumerate(FACE_CLASSES)}
+
+
+def square_crop(img: np.ndarray, box: Sequence[float], margin: float = CROP_MARGIN,
+                size: int = CROP_SIZE) -> np.ndarray:
+    """A square crop centred on the box, `margin` of its larger side added on each side;
+    parts outside the image are filled by edge replication."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 1.0) * (1 + 2 * margin)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(img, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def crop_batch(img: np.ndarray, boxes: np.ndarray, margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:
+    """(N, size, size, 3) uint8 crops of one image, one per box row (x1, y1, x2, y2)."""
+    out = np.empty((len(boxes), size, size, 3), np.uint8)
+    for i, b in enumerate(boxes):
+        out[i] = square_crop(img, b, margin, size)
+    return out
