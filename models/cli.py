@@ -20,6 +20,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=1000, help="synthetic training seed (default 1000)")
     p.add_argument("--epochs", type=int, default=40, help="detector epochs (default 40)")
     p.add_argument("--hours", type=float, default=None, help="detector wall-clock budget in hours (overrides --epochs)")
+    p.add_argument("--cache", choices=("ram", "disk"), default=None, help="cache decoded detector images")
     p.add_argument("--imgsz", type=int, default=416, help="detector training size (default 416)")
     p.add_argument("--batch", type=int, default=64, help="detector batch (default 64)")
     p.add_argument("--reader-epochs", type=int, default=30, help="face reader epochs (default 30)")
@@ -60,7 +61,8 @@ def _train(args) -> int:
         work=args.work, export=args.export or args.work / "export", real=args.real, images=args.images,
         seed=args.seed, workers=args.workers, stages=stages,
         detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
-                                     device=device, seed=args.seed, hours=args.hours),
+                                     device=device, seed=args.seed, hours=args.hours,
+                                     cache=args.cache or False),
         reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
                                  device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads),
     )

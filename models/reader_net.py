@@ -1,8 +1,7 @@
 """The face reader network (torch; training only — the runtime loads its ONNX export).
 
 A small residual CNN over a 64x64 BGR crop with three heads: the face (kind and value, one
-class per FACE_CLASSES entry), the body colour, and whether the die is cocked. Narrow and
-strided early so ten dice cost a few milliseconds on a laptop CPU.
+class per FACE_CLASSES entry), the body colour, and whether the die is cocked.
 """
 
 from __future__ import annotations
@@ -26,13 +25,13 @@ class _Residual(nn.Module):
 
 
 class FaceReaderNet(nn.Module):
-    def __init__(self, n_faces: int, n_colours: int, width: int = 24, blocks: tuple[int, int, int] = (1, 2, 1)) -> None:
+    def __init__(self, n_faces: int, n_colours: int, width: int = 32, blocks: tuple[int, ...] = (1, 2, 2, 1)) -> None:
         super().__init__()
-        w = width
-        layers: list[nn.Module] = [_conv(3, w, 2)]  # 32x32: only a stem here, the costliest resolution
-        cin = w
-        for i, n in enumerate(blocks):  # 16x16, 8x8, 4x4
-            cout = w * 2 ** (i + 1)
+        # A full-resolution stem: numerals on a small die are only a few pixels tall.
+        layers: list[nn.Module] = [_conv(3, 24)]
+        cin = 24
+        for i, n in enumerate(blocks):  # 32x32, 16x16, 8x8, 4x4
+            cout = width * 2 ** i
             layers += [_conv(cin, cout, 2), *(_Residual(cout) for _ in range(n))]
             cin = cout
         layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1)]

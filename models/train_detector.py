@@ -29,6 +29,7 @@ class DetectorTrainConfig:
     device: str = "cpu"
     seed: int = 0
     model: str = "yolo11n.yaml"
+    cache: bool | str = False  # "ram" on a training machine with memory to spare: no JPEG decode per step
     hours: float | None = None  # a wall-clock budget: ultralytics then fits the epochs into it
 
 
@@ -50,7 +51,21 @@ def offline_ultralytics(config_dir: Path, threads: int | None = None):
 
     tu.NUM_THREADS = threads or os.cpu_count() or 1
     trainer.check_amp = lambda model: True
+    # Its checkpoints embed results.csv read through polars, a 50 MB wheel training machines may
+    # lack; the csv module reads the same file.
+    trainer.BaseTrainer.read_results_csv = _read_results_csv
     return ultralytics
+
+
+def _read_results_csv(self) -> dict:
+    import csv
+
+    try:
+        with open(self.csv, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError:
+        return {}
+    return {k.strip(): [float(r[k]) for r in rows] for k in (rows[0] if rows else {})}
 
 
 def write_data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
@@ -80,7 +95,7 @@ def train_detector(data_yaml: Path, project: Path, cfg: DetectorTrainConfig, con
         data=str(data_yaml.resolve()), epochs=cfg.epochs, imgsz=cfg.imgsz, batch=cfg.batch, workers=cfg.workers,
         device=cfg.device, seed=cfg.seed, project=str(project.resolve()), name="detector", exist_ok=True,
         plots=False, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=max(1, cfg.epochs // 8), degrees=0.0,
-        hsv_h=0.01, scale=0.5, translate=0.1, patience=0, pretrained=False, verbose=False, val=True,
+        hsv_h=0.01, scale=0.5, translate=0.1, patience=0, pretrained=False, verbose=False, val=True, cache=cfg.cache,
         **({"time": cfg.hours} if cfg.hours else {}),
     )
     return run / "weights" / "best.pt"

@@ -31,7 +31,7 @@ class ReaderTrainConfig:
     batch: int = 512
     lr: float = 3e-3
     weight_decay: float = 5e-4
-    width: int = 24
+    width: int = 32
     real_weight: float = 1.0  # sampling weight of a real crop relative to a synthetic one
     seed: int = 0
     device: str = "cpu"
