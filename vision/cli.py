@@ -1,5 +1,121 @@
-"""CLI commands: read/eval/bench (reader issue). Placeholder until that issue lands."""
+"""CLI commands of the reader: `read`, `eval` and `bench` (which also runs the other parts' benchmarks)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
 
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
+    p = subparsers.add_parser("read", help="read the dice on images; one JSON line per image")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="image files or folders of images")
+    p.add_argument("--jsonl", action="store_true", help="JSON Lines output (the default; kept for scripts)")
+    p.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
+    p.set_defaults(handler=_read)
+
+    e = subparsers.add_parser("eval", help="score the reader on labelled images")
+    e.add_argument("truth", type=Path, metavar="TRUTH",
+                   help="a reads.jsonl file (or a folder holding one), or a YOLO folder of d6-pip photos")
+    e.add_argument("--limit", type=int, default=None, help="score at most N images")
+    e.add_argument("--backend", default="auto")
+    e.set_defaults(handler=_eval)
+
+    b = subparsers.add_parser("bench", help="benchmarks: reader ms/frame (default), odds, live, synth, overlay")
+    for name, what in (("reader", "detector + face reader ms per 640x480 frame"), ("odds", "exact odds ms per query"),
+                       ("live", "live pipeline fps, latency, idle CPU"), ("synth", "synthetic images per second"),
+                       ("overlay", "event to overlay painted, many clients")):
+        b.add_argument(f"--{name}", action="store_true", help=what)
+    b.add_argument("--all", action="store_true", help="every benchmark")
+    b.add_argument("--quick", action="store_true", help="fewer repeats")
+    b.set_defaults(handler=_bench)
+
+
+def _images(paths: list[Path]):
+    for p in paths:
+        if p.is_dir():
+            yield from sorted(f for f in p.rglob("*") if f.suffix.lower() in IMAGE_EXTS)
+        else:
+            yield p
+
+
+def _read(args) -> int:
+    import cv2
+
+    from dicecam.mechanics.dice import ImageRead
+
+    from .read import Reader
+
+    reader = Reader.load(backend=args.backend)
+    failed = 0
+    for path in _images(args.paths):
+        img = cv2.imread(str(path)) if path.is_file() else None
+        if img is None:
+            failed += 1
+            why = "no such file" if not path.exists() else "not an image OpenCV can decode"
+            print(f"dicecam read: cannot read {path}: {why}", file=sys.stderr)
+            continue
+        read = ImageRead(image=str(path), width=img.shape[1], height=img.shape[0], dice=reader(img))
+        print(json.dumps(read.model_dump(mode="json"), separators=(",", ":")), flush=True)
+    return 1 if failed else 0
+
+
+def _eval(args) -> int:
+    from dicecam.mechanics.errors import LimitError
+
+    from .evaluate import evaluate
+    from .read import Reader
+
+    if args.limit is not None and args.limit < 1:
+        raise LimitError(f"--limit must be at least 1, got {args.limit}")
+    reader = Reader.load(backend=args.backend)
+    report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr))
+    out = report.to_json()
+    out["truth"] = str(args.truth)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+def _bench(args) -> int:
+    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
+    for name in chosen or ["reader"]:
+        for row in _BENCHES[name](args.quick):
+            print(json.dumps(row), flush=True)
+    return 0
+
+
+def _bench_reader(quick):
+    from .bench import bench_reader
+
+    return bench_reader(quick)
+
+
+def _bench_odds(quick):
+    from dicecam.server.cli_rules import bench_odds
+
+    return bench_odds(quick)
+
+
+def _bench_live(quick):
+    from .bench_live import bench_live
+
+    return bench_live(quick)
+
+
+def _bench_synth(quick):
+    from dicecam.datasets.bench import bench_synth
+
+    return bench_synth(quick)
+
+
+def _bench_overlay(quick):
+    from dicecam.server.bench import bench_overlay
+
+    return bench_overlay(quick)
+
+
+_BENCHES = {"reader": _bench_reader, "odds": _bench_odds, "live": _bench_live, "synth": _bench_synth,
+            "overlay": _bench_overlay}

@@ -1,0 +1,62 @@
+"""Inference backends for the shipped ONNX files: ONNX Runtime (always installed) and OpenVINO
+(optional extra). OpenVINO reads the same .onnx file, so one set of weights serves both."""
+
+from __future__ import annotations
+
+import os
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from dicecam.mechanics.errors import DicecamError
+
+BACKENDS = ("onnxruntime", "openvino")
+Session = Callable[[np.ndarray], list[np.ndarray]]
+
+
+def installed() -> list[str]:
+    return [b for b in BACKENDS if find_spec(b) is not None]
+
+
+def default_backend() -> str:
+    """OpenVINO when installed (about twice as fast on a laptop CPU), else ONNX Runtime."""
+    return "openvino" if "openvino" in installed() else "onnxruntime"
+
+
+def open_session(path: Path, backend: str = "auto", threads: int | None = None) -> Session:
+    """A callable from one input batch to the model's outputs, in the ONNX output order."""
+    backend = default_backend() if backend == "auto" else backend
+    if backend not in BACKENDS:
+        raise DicecamError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if backend not in installed():
+        raise DicecamError(f"backend {backend} is not installed (pip install {backend})")
+    threads = threads or min(4, os.cpu_count() or 1)
+    if backend == "openvino":
+        import openvino as ov
+
+        core = ov.Core()
+        compiled = core.compile_model(str(path), "CPU", {"INFERENCE_NUM_THREADS": threads,
+                                                         "PERFORMANCE_HINT": "LATENCY"})
+        request = compiled.create_infer_request()
+        outputs = compiled.outputs
+
+        def run_ov(x: np.ndarray) -> list[np.ndarray]:
+            res = request.infer({0: x})
+            return [np.asarray(res[o]) for o in outputs]
+
+        return run_ov
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+
+    def run_ort(x: np.ndarray) -> list[np.ndarray]:
+        return sess.run(None, {name: x})
+
+    return run_ort
