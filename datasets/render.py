@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from . import geometry
-from .surfaces import pool as surface_pool
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
 FONTS = sorted(p.name for p in FONT_DIR.glob("*.ttf"))
@@ -45,6 +44,9 @@ INK_COLOURS: dict[str, tuple[float, float, float]] = {
     "gold": (0.85, 0.65, 0.20),
     "silver": (0.75, 0.76, 0.78),
 }
+# Dual-source blend factors (core since GL 3.3; moderngl has no names for them).
+GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA = 0x8589, 0x88FB
+
 MATERIALS = ("solid", "marbled", "speckled", "metallic", "translucent")
 MATERIAL_ID = {m: i for i, m in enumerate(MATERIALS)}
 
@@ -120,7 +122,9 @@ uniform float engraved; uniform float die_id; uniform float seed;
 uniform vec3 light_dir[3]; uniform vec3 light_col[3]; uniform vec3 ambient;
 uniform vec3 cam_pos;
 in vec3 v_world; in vec3 v_nrm; in vec3 v_tan; in vec3 v_bit; in vec2 v_uv; in vec3 v_obj;
-layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+// One colour target whose alpha holds the die id (a second render target costs llvmpipe
+// ~1 ms a frame); see-through dice blend through the second (dual-source) output instead.
+layout(location=0, index=0) out vec4 f_col; layout(location=0, index=1) out vec4 f_cov;
 float hash(vec3 p){ p = fract(p*0.3183099 + seed); p *= 17.0; return fract(p.x*p.y*p.z*(p.x+p.y+p.z)); }
 float vnoise(vec3 x){ vec3 i = floor(x); vec3 f = fract(x); f = f*f*(3.0-2.0*f);
   return mix(mix(mix(hash(i), hash(i+vec3(1,0,0)), f.x), mix(hash(i+vec3(0,1,0)), hash(i+vec3(1,1,0)), f.x), f.y),
@@ -153,8 +157,8 @@ void main(){
   }
   if (material == 4) { outc += base * 0.25 * (1.0 - inkm); }
   float a = material == 4 ? mix(body_alpha, 1.0, inkm) : 1.0;
-  f_col = vec4(outc, a);
-  f_id = vec4(die_id, 0.0, 0.0, 1.0);
+  f_col = vec4(outc, die_id);
+  f_cov = vec4(a);
 }
 """
 
@@ -168,20 +172,16 @@ void main(){ v_xy = in_xy; v_uv = (uvm * vec3(in_xy, 1.0)).xy; gl_Position = vp 
 
 FS_PLANE = """
 #version 330
-uniform sampler2D surf;
-uniform vec3 tint; uniform vec3 lit; uniform vec3 glare_dir; uniform vec3 glare_col;
-uniform vec3 spot; uniform vec3 cam_pos;
+uniform sampler2D surf; uniform sampler2D light;
+uniform vec3 tint_lit; uniform vec2 screen;
 in vec2 v_uv; in vec2 v_xy;
-layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+layout(location=0) out vec4 f_col;
 void main(){
-  // The table is flat: diffuse light is a constant (computed on the CPU); only the main
-  // light's glare and the pool of light vary over it. Shadows are applied after read-back.
-  vec3 c = texture(surf, v_uv).rgb * tint;
-  vec3 V = normalize(cam_pos - vec3(v_xy, 0.0));
-  float g = pow(max(normalize(glare_dir + V).z, 0.0), 60.0);
-  float d = length(v_xy - spot.xy) / spot.z;
-  f_col = vec4(c * lit * mix(1.15, 0.75, smoothstep(0.0, 1.5, d)) + glare_col * g, 1.0);
-  f_id = vec4(0.0);
+  // Everything that varies smoothly over the table (shadows, the pool of light, the main
+  // light's glare) comes from one low-resolution light map made on the CPU: llvmpipe pays
+  // per pixel for every instruction here, and this pass covers most of the frame.
+  vec4 L = texture(light, gl_FragCoord.xy / screen);
+  f_col = vec4(texture(surf, v_uv).rgb * tint_lit * (2.0 * L.a) + L.rgb, 0.0);  // alpha: id 0
 }
 """
 
@@ -339,6 +339,10 @@ def model_matrix(d: DieSpec) -> np.ndarray:
 class Renderer:
     """One GL context and its uploaded resources; not thread-safe, reuse it."""
 
+    # Surface textures are kept at a few pre-shrunk sizes; each scene binds the one whose
+    # texels best match its pixels (mipmapping for the price of plain bilinear sampling).
+    SURFACE_LEVELS = 4
+
     def __init__(self) -> None:
         import moderngl
 
@@ -352,19 +356,28 @@ class Renderer:
         self.p_plane = ctx.program(vertex_shader=VS_PLANE, fragment_shader=FS_PLANE)
         self.p_shadow = ctx.program(vertex_shader=VS_SHADOW, fragment_shader=FS_SHADOW)
         self._meshes: dict[tuple, tuple] = {}
-        self._surfaces = []
-        for _, img in surface_pool():
-            tex = ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes())
-            tex.build_mipmaps()
-            tex.repeat_x = tex.repeat_y = True
-            tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
-            self._surfaces.append(tex)
+        self._surfaces: dict[tuple[int, int], object] = {}
         big = 4000.0
         quad = np.array([-big, -big, big, -big, -big, big, big, big], np.float32)
         self.plane_vao = ctx.vertex_array(self.p_plane, [(ctx.buffer(quad.tobytes()), "2f", "in_xy")])
         self._fbos: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ resources
+    def surface_texture(self, index: int, level: int):
+        """Surface `index` shrunk 2**level times, uploaded on first use."""
+        from .surfaces import N_SURFACES, surface
+
+        key = (index % N_SURFACES, level)
+        if key not in self._surfaces:
+            img = surface(key[0])[1]
+            for _ in range(level):
+                img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            tex = self.ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes())
+            tex.repeat_x = tex.repeat_y = True
+            tex.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            self._surfaces[key] = tex
+        return self._surfaces[key]
+
     def die_resources(self, kind: str, style: str, font: int, engraved: bool):
         key = (kind, style, font, engraved)
         if key not in self._meshes:
@@ -381,19 +394,20 @@ class Renderer:
         return self._meshes[key]
 
     def _targets(self, w: int, h: int):
+        """Framebuffers, the light-map texture and read-back buffers of one image size."""
         key = (w, h)
         if key not in self._fbos:
             ctx = self.ctx
-            col = ctx.renderbuffer((w, h), 4)
-            ids = ctx.renderbuffer((w, h), 1)
+            col = ctx.renderbuffer((w, h), 4)  # RGB colour, A die id
             depth = ctx.depth_renderbuffer((w, h))
-            fbo = ctx.framebuffer([col, ids], depth)
+            fbo = ctx.framebuffer([col], depth)
             sw, sh = max(1, w // 2), max(1, h // 2)
-            scol = ctx.renderbuffer((sw, sh), 4)
-            sfbo = ctx.framebuffer([scol])
-            stex = ctx.texture((sw, sh), 4)
-            stex.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
-            self._fbos[key] = (fbo, sfbo, stex, (sw, sh))
+            sfbo = ctx.framebuffer([ctx.renderbuffer((sw, sh), 4)])
+            light = ctx.texture((sw, sh), 4)
+            light.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            light.repeat_x = light.repeat_y = False
+            bufs = (np.empty((h, w, 4), np.uint8), None, np.empty((sh, sw, 4), np.uint8))
+            self._fbos[key] = (fbo, sfbo, light, (sw, sh), bufs)
         return self._fbos[key]
 
     def wall_resources(self):
@@ -424,7 +438,7 @@ class Renderer:
         """BGR uint8 image and a uint8 id map (0 = table, k = scene.dice[k-1])."""
         ctx, mgl = self.ctx, self.mgl
         W, H = scene.width, scene.height
-        fbo, sfbo, stex, (sw, sh) = self._targets(W, H)
+        fbo, sfbo, light_tex, (sw, sh), (rgba, idbuf, sbuf) = self._targets(W, H)
         vp = (scene.proj @ scene.view).astype("f4")
         vpT = vp.T.copy()
         res = [self.die_resources(d.kind, d.style, d.font, d.engraved) for d in scene.dice]
@@ -438,29 +452,33 @@ class Renderer:
         shadow_casters = list(zip(res, models)) + [(self.wall_resources(), M) for M, _ in boxes]
 
         # Shadows: dice flattened onto the table along each light (R, B) and straight down (G).
-        sfbo.use()
-        sfbo.clear(0, 0, 0, 0)
-        ctx.disable(mgl.DEPTH_TEST)
-        ctx.enable(mgl.BLEND)
-        ctx.blend_equation = mgl.MAX
-        self.p_shadow["vp"].write(vpT)
-        shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
-        if len(scene.lights) > 1:
-            shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
-        for li, chan, grow in shadow_jobs:
-            ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
-            self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
-            self.p_shadow["grow"].value = grow
-            self.p_shadow["chan"].value = chan
-            for (mesh, tex, vao, svao), M in shadow_casters:
-                self.p_shadow["model"].write(M.T.astype("f4").copy())
-                svao.render()
-        ctx.blend_equation = mgl.FUNC_ADD
-        raw = np.ascontiguousarray(np.frombuffer(sfbo.read(components=4), np.uint8).reshape(sh, sw, 4)[::-1])
-        shade = self._shade(scene, raw)
+        shade = None
+        if scene.dice:
+            sfbo.use()
+            sfbo.clear(0, 0, 0, 0)
+            ctx.disable(mgl.DEPTH_TEST)
+            ctx.enable(mgl.BLEND)
+            ctx.blend_equation = mgl.MAX
+            self.p_shadow["vp"].write(vpT)
+            shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
+            if len(scene.lights) > 1:
+                shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
+            for li, chan, grow in shadow_jobs:
+                ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
+                self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
+                self.p_shadow["grow"].value = grow
+                self.p_shadow["chan"].value = chan
+                for (mesh, tex, vao, svao), M in shadow_casters:
+                    self.p_shadow["model"].write(M.T.astype("f4").copy())
+                    svao.render()
+            ctx.blend_equation = mgl.FUNC_ADD
+            ctx.disable(mgl.BLEND)
+            sfbo.read_into(sbuf, components=4)
+            shade = self._shade(scene, sbuf)  # bottom-up rows, like the GL texture
+        light_tex.write(table_light(scene, vp, (sw, sh), shade).tobytes())
 
         fbo.use()
-        fbo.clear(0, 0, 0, 1, depth=1.0)
+        fbo.clear(0, 0, 0, 0, depth=1.0)
         ctx.enable(mgl.DEPTH_TEST)
         ctx.disable(mgl.BLEND)
         n_l = min(3, len(scene.lights))
@@ -470,22 +488,19 @@ class Renderer:
         self.p_die["light_dir"].value = ldirs
         self.p_die["light_col"].value = lcols
         self.p_die["ambient"].value = tuple(amb)
-        for prog in (self.p_plane, self.p_die):
-            prog["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
+        self.p_die["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
         p = self.p_plane
         lit = amb + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
-        p["lit"].value = tuple(float(x) for x in lit)
-        main = scene.lights[0] if scene.lights else Light(np.array([0, 0, 1.0]), (0.0, 0.0, 0.0), 1.0)
-        p["glare_dir"].value = tuple(float(x) for x in main.direction)
-        p["glare_col"].value = tuple(float(x) * 0.25 for x in main.colour)
+        p["tint_lit"].value = tuple(float(x) for x in lit * np.array(scene.surface_tint))
+        p["screen"].value = (float(W), float(H))
         p["vp"].write(vpT)
         uvm = np.eye(3)
         uvm[:2, :] = scene.surface_uv
         p["uvm"].write(uvm.T.astype("f4").copy())
-        p["tint"].value = tuple(float(x) for x in scene.surface_tint)
-        p["spot"].value = tuple(float(x) for x in scene.spot)
         p["surf"].value = 0
-        self._surfaces[scene.surface % len(self._surfaces)].use(0)
+        p["light"].value = 1
+        self.surface_texture(scene.surface, surface_level(scene)).use(0)
+        light_tex.use(1)
         self.plane_vao.render(mgl.TRIANGLE_STRIP)
 
         ctx.enable(mgl.CULL_FACE)
@@ -512,8 +527,9 @@ class Renderer:
             mesh, tex, vao, svao = res[i]
             M = models[i]
             if d.material == "translucent":
+                # Colour mixes by the second output's alpha; the id (alpha) is replaced.
                 ctx.enable(mgl.BLEND)
-                ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+                ctx.blend_func = GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA, mgl.ONE, mgl.ZERO
             pd["mvp"].write((vp @ M).T.astype("f4").copy())
             pd["model"].write(M.T.astype("f4").copy())
             pd["body"].value = d.body
@@ -528,19 +544,15 @@ class Renderer:
             vao.render()
             ctx.disable(mgl.BLEND)
         ctx.disable(mgl.CULL_FACE)
-        img = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(H, W, 3)[::-1, :, ::-1]
-        ids = np.ascontiguousarray(np.frombuffer(fbo.read(components=1, attachment=1), np.uint8).reshape(H, W)[::-1])
-        img = np.ascontiguousarray(img)
-        if shade is not None:
-            full = cv2.resize(shade, (W, H), interpolation=cv2.INTER_LINEAR)
-            full[ids > 0] = 255
-            img = cv2.multiply(img, cv2.merge([full, full, full]), scale=1 / 255)
-        return img, ids
+        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+        # RGBA reads are a plain copy in Mesa (RGB ones convert per pixel); GL rows run
+        # bottom-up, so flip while converting.
+        fbo.read_into(rgba, components=4, attachment=0)
+        rgba = cv2.flip(rgba, 0)
+        return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR), cv2.extractChannel(rgba, 3)
 
-    def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray | None:
-        """Table shading (uint8, 255 = unshadowed) from the flattened-dice masks."""
-        if not scene.dice:
-            return None
+    def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray:
+        """Table shading in [0.05, 1] (float32, 1 = unshadowed) from the flattened-dice masks."""
         lights = scene.lights
         tot = float(sum(l.colour[1] * l.direction[2] for l in lights)) + scene.ambient[1] + 1e-6
         shade = np.ones(raw.shape[:2], np.float32)
@@ -548,10 +560,63 @@ class Renderer:
             if li < len(lights):
                 s = _soft(raw[..., c], lights[li].softness / 2)
                 share = lights[li].colour[1] * lights[li].direction[2] / tot
-                shade -= scene.shadow_strength * 1.4 * share * s
+                shade -= np.float32(scene.shadow_strength * 1.4 * share) * s
         contact = _soft(raw[..., 1], 2.0)
-        shade -= 0.45 * contact
-        return (np.clip(shade, 0.05, 1) * 255).astype(np.uint8)
+        shade -= np.float32(0.45) * contact
+        return np.clip(shade, 0.05, 1, out=shade)
+
+
+def surface_level(scene: SceneSpec) -> int:
+    """Which pre-shrunk surface texture matches the image: log2 of texels per pixel at the
+    centre of view, so far-away, finely tiled tables do not alias into sparkle."""
+    from .surfaces import SIZE
+
+    dist = float(np.linalg.norm(scene.cam_pos - np.array([*_view_target(scene), 0.0])))
+    focal = scene.height / 2 * scene.proj[1, 1]
+    mm_per_px = dist / focal
+    uv_per_mm = float(np.hypot(scene.surface_uv[0, 0], scene.surface_uv[1, 0]))
+    texels_per_px = mm_per_px * uv_per_mm * SIZE
+    return int(np.clip(np.floor(np.log2(max(texels_per_px, 1e-6))), 0, Renderer.SURFACE_LEVELS - 1))
+
+
+def _view_target(scene: SceneSpec) -> np.ndarray:
+    """Where the optical axis meets the table (x, y)."""
+    fwd = -scene.view[2, :3]
+    t = -scene.cam_pos[2] / min(fwd[2], -1e-6)
+    return (scene.cam_pos + t * fwd)[:2]
+
+
+def table_light(scene: SceneSpec, vp: np.ndarray, size: tuple[int, int], shade: np.ndarray | None) -> np.ndarray:
+    """The light map the table pass samples, RGBA uint8 in GL (bottom-up) row order:
+    RGB = the main light's glare (added), A = half the factor of shadows times the pool of light."""
+    sw, sh = size
+    # Glare and the pool of light vary slowly: evaluate them on a coarse grid and upsample.
+    gw, gh = max(2, sw // 8), max(2, sh // 8)
+    xs = (np.arange(gw) + 0.5) / gw * 2 - 1
+    ys = (np.arange(gh) + 0.5) / gh * 2 - 1  # bottom-up, like GL rows
+    nx, ny = np.meshgrid(xs, ys)
+    # Table point under each ndc sample: invert the plane's homography (world z = 0).
+    Hm = vp[np.ix_([0, 1, 3], [0, 1, 3])].astype(float)
+    pts = np.stack([nx, ny, np.ones_like(nx)], -1) @ np.linalg.inv(Hm).T
+    xy = pts[..., :2] / pts[..., 2:3]
+    sx, sy, sr = scene.spot
+    d = np.hypot(xy[..., 0] - sx, xy[..., 1] - sy) / sr
+    t = np.clip(d / 1.5, 0, 1)
+    spot = 1.15 + (0.75 - 1.15) * t * t * (3 - 2 * t)
+    V = np.concatenate([scene.cam_pos[:2] - xy, np.full(xy.shape[:2] + (1,), scene.cam_pos[2])], -1)
+    V /= np.linalg.norm(V, axis=-1, keepdims=True)
+    main = scene.lights[0] if scene.lights else None
+    if main is not None:
+        h = V + main.direction
+        g = np.maximum(h[..., 2] / np.linalg.norm(h, axis=-1), 0) ** 60
+        glare = g[..., None] * (0.25 * np.array(main.colour))
+    else:
+        glare = np.zeros(xy.shape[:2] + (3,))
+    coarse = np.concatenate([glare, spot[..., None] / 2], -1).astype(np.float32)
+    fine = cv2.resize(coarse, (sw, sh), interpolation=cv2.INTER_LINEAR)
+    if shade is not None:
+        fine[..., 3] *= shade
+    return np.clip(fine * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
 def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
@@ -560,8 +625,8 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
         h, w = mask.shape
         small = cv2.resize(mask, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (0, 0), sigma / 2)
-        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
-    return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) / 255
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) * np.float32(1 / 255)
+    return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) * np.float32(1 / 255)
 
 
 _RENDERER: Renderer | None = None
