@@ -70,7 +70,7 @@ def _noise_bank(h: int, w: int) -> np.ndarray:
     return np.clip(128 + NOISE_UNIT * field, 0, 255).astype(np.uint8)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=40)  # k1 is rounded to 0.01 in [-0.25, 0.05]: keep every map (~2 MB each)
 def _distortion_maps(w: int, h: int, k1: float):
     y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     f = max(w, h)

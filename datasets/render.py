@@ -165,24 +165,36 @@ void main(){
 VS_PLANE = """
 #version 330
 uniform mat4 vp; uniform mat3 uvm;
-in vec2 in_xy;
-out vec2 v_uv; out vec2 v_xy;
-void main(){ v_xy = in_xy; v_uv = (uvm * vec3(in_xy, 1.0)).xy; gl_Position = vp * vec4(in_xy, 0.0, 1.0); }
+in vec2 in_xy; in vec4 in_light;
+out vec2 v_uv; out vec4 v_light;
+void main(){ v_uv = (uvm * vec3(in_xy, 1.0)).xy; v_light = in_light; gl_Position = vp * vec4(in_xy, 0.0, 1.0); }
 """
 
 FS_PLANE = """
 #version 330
-uniform sampler2D surf; uniform sampler2D light;
-uniform vec3 tint_lit; uniform vec2 screen;
-in vec2 v_uv; in vec2 v_xy;
+uniform sampler2D surf; uniform vec3 tint_lit; uniform vec3 glare_col;
+in vec2 v_uv; in vec4 v_light;
 layout(location=0) out vec4 f_col;
 void main(){
-  // Everything that varies smoothly over the table (shadows, the pool of light, the main
-  // light's glare) comes from one low-resolution light map made on the CPU: llvmpipe pays
-  // per pixel for every instruction here, and this pass covers most of the frame.
-  vec4 L = texture(light, gl_FragCoord.xy / screen);
-  f_col = vec4(texture(surf, v_uv).rgb * tint_lit * (2.0 * L.a) + L.rgb, 0.0);  // alpha: id 0
+  // The pool of light (x) and the main light's glare (y) vary slowly, so they come per
+  // vertex of a screen-filling grid: llvmpipe pays per pixel for every texture fetch and
+  // instruction here, and this pass covers most of the frame. Shadows come later, only
+  // where there are any (FS_SHADE).
+  f_col = vec4(texture(surf, v_uv).rgb * tint_lit * v_light.x + glare_col * v_light.y, 0.0);  // alpha: id 0
 }
+"""
+
+VS_SHADE = """
+#version 330
+in vec2 in_ndc;
+void main(){ gl_Position = vec4(in_ndc, 0.0, 1.0); }
+"""
+
+FS_SHADE = """
+#version 330
+uniform sampler2D shade; uniform vec2 screen;
+out vec4 f;
+void main(){ float s = texture(shade, gl_FragCoord.xy / screen).r; f = vec4(s, s, s, 1.0); }
 """
 
 VS_SHADOW = """
@@ -354,12 +366,10 @@ class Renderer:
         ctx = self.ctx
         self.p_die = ctx.program(vertex_shader=VS_DIE, fragment_shader=FS_DIE)
         self.p_plane = ctx.program(vertex_shader=VS_PLANE, fragment_shader=FS_PLANE)
+        self.p_shade = ctx.program(vertex_shader=VS_SHADE, fragment_shader=FS_SHADE)
         self.p_shadow = ctx.program(vertex_shader=VS_SHADOW, fragment_shader=FS_SHADOW)
         self._meshes: dict[tuple, tuple] = {}
         self._surfaces: dict[tuple[int, int], object] = {}
-        big = 4000.0
-        quad = np.array([-big, -big, big, -big, -big, big, big, big], np.float32)
-        self.plane_vao = ctx.vertex_array(self.p_plane, [(ctx.buffer(quad.tobytes()), "2f", "in_xy")])
         self._fbos: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ resources
@@ -403,11 +413,18 @@ class Renderer:
             fbo = ctx.framebuffer([col], depth)
             sw, sh = max(1, w // 2), max(1, h // 2)
             sfbo = ctx.framebuffer([ctx.renderbuffer((sw, sh), 4)])
-            light = ctx.texture((sw, sh), 4)
-            light.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
-            light.repeat_x = light.repeat_y = False
+            shade = ctx.texture((sw, sh), 1)
+            shade.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            shade.repeat_x = shade.repeat_y = False
+            gx, gy = GRID
+            plane_buf = ctx.buffer(reserve=(gx + 1) * (gy + 1) * 6 * 4)
+            plane_idx = ctx.buffer(grid_indices(gx, gy).tobytes())
+            plane_vao = ctx.vertex_array(self.p_plane, [(plane_buf, "2f 4f", "in_xy", "in_light")], plane_idx)
+            ntiles = -(-sw // SHADE_TILE) * -(-sh // SHADE_TILE)
+            tile_buf = ctx.buffer(reserve=ntiles * 6 * 2 * 4)
+            tile_vao = ctx.vertex_array(self.p_shade, [(tile_buf, "2f", "in_ndc")])
             bufs = (np.empty((h, w, 4), np.uint8), None, np.empty((sh, sw, 4), np.uint8))
-            self._fbos[key] = (fbo, sfbo, light, (sw, sh), bufs)
+            self._fbos[key] = (fbo, sfbo, shade, (sw, sh), bufs, (plane_buf, plane_vao, tile_buf, tile_vao))
         return self._fbos[key]
 
     def wall_resources(self):
@@ -438,7 +455,7 @@ class Renderer:
         """BGR uint8 image and a uint8 id map (0 = table, k = scene.dice[k-1])."""
         ctx, mgl = self.ctx, self.mgl
         W, H = scene.width, scene.height
-        fbo, sfbo, light_tex, (sw, sh), (rgba, idbuf, sbuf) = self._targets(W, H)
+        fbo, sfbo, shade_tex, (sw, sh), (rgba, _, sbuf), (plane_buf, plane_vao, tile_buf, tile_vao) = self._targets(W, H)
         vp = (scene.proj @ scene.view).astype("f4")
         vpT = vp.T.copy()
         res = [self.die_resources(d.kind, d.style, d.font, d.engraved) for d in scene.dice]
@@ -475,10 +492,15 @@ class Renderer:
             ctx.disable(mgl.BLEND)
             sfbo.read_into(sbuf, components=4)
             shade = self._shade(scene, sbuf)  # bottom-up rows, like the GL texture
-        light_tex.write(table_light(scene, vp, (sw, sh), shade).tobytes())
+        plane_buf.write(table_grid(scene, vp).tobytes())
 
+        # The table covers the whole frame, so only depth needs clearing (moderngl applies
+        # a framebuffer's colour mask when it is bound).
+        fbo.color_mask = (False, False, False, False)
         fbo.use()
-        fbo.clear(0, 0, 0, 0, depth=1.0)
+        fbo.clear(depth=1.0)
+        fbo.color_mask = (True, True, True, True)
+        fbo.use()
         ctx.enable(mgl.DEPTH_TEST)
         ctx.disable(mgl.BLEND)
         n_l = min(3, len(scene.lights))
@@ -492,16 +514,31 @@ class Renderer:
         p = self.p_plane
         lit = amb + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
         p["tint_lit"].value = tuple(float(x) for x in lit * np.array(scene.surface_tint))
-        p["screen"].value = (float(W), float(H))
+        main = scene.lights[0].colour if scene.lights else (0.0, 0.0, 0.0)
+        p["glare_col"].value = tuple(0.25 * float(x) for x in main)
         p["vp"].write(vpT)
         uvm = np.eye(3)
         uvm[:2, :] = scene.surface_uv
         p["uvm"].write(uvm.T.astype("f4").copy())
         p["surf"].value = 0
-        p["light"].value = 1
         self.surface_texture(scene.surface, surface_level(scene)).use(0)
-        light_tex.use(1)
-        self.plane_vao.render(mgl.TRIANGLE_STRIP)
+        plane_vao.render(mgl.TRIANGLES)
+        if shade is not None:
+            # Darken the table under the tiles that hold shadow (before walls and dice are
+            # drawn, so they stay lit): framebuffer *= shade.
+            tiles = shadow_tiles(shade)
+            if len(tiles):
+                tile_buf.write(tiles.tobytes())
+                shade_tex.write(np.clip(shade * 255 + 0.5, 0, 255).astype(np.uint8).tobytes())
+                shade_tex.use(0)
+                self.p_shade["shade"].value = 0
+                self.p_shade["screen"].value = (float(W), float(H))
+                ctx.disable(mgl.DEPTH_TEST)
+                ctx.enable(mgl.BLEND)
+                ctx.blend_func = mgl.DST_COLOR, mgl.ZERO, mgl.ZERO, mgl.ONE
+                tile_vao.render(mgl.TRIANGLES, vertices=len(tiles) // 2)
+                ctx.disable(mgl.BLEND)
+                ctx.enable(mgl.DEPTH_TEST)
 
         ctx.enable(mgl.CULL_FACE)
         pd = self.p_die
@@ -586,37 +623,59 @@ def _view_target(scene: SceneSpec) -> np.ndarray:
     return (scene.cam_pos + t * fwd)[:2]
 
 
-def table_light(scene: SceneSpec, vp: np.ndarray, size: tuple[int, int], shade: np.ndarray | None) -> np.ndarray:
-    """The light map the table pass samples, RGBA uint8 in GL (bottom-up) row order:
-    RGB = the main light's glare (added), A = half the factor of shadows times the pool of light."""
-    sw, sh = size
-    # Glare and the pool of light vary slowly: evaluate them on a coarse grid and upsample.
-    gw, gh = max(2, sw // 8), max(2, sh // 8)
-    xs = (np.arange(gw) + 0.5) / gw * 2 - 1
-    ys = (np.arange(gh) + 0.5) / gh * 2 - 1  # bottom-up, like GL rows
-    nx, ny = np.meshgrid(xs, ys)
-    # Table point under each ndc sample: invert the plane's homography (world z = 0).
+GRID = (10, 8)  # cells of the table's light grid: llvmpipe pays per triangle, and light varies slowly
+SHADE_TILE = 16  # shadow tiles, in pixels of the half-resolution shade map
+
+
+def grid_indices(gx: int, gy: int) -> np.ndarray:
+    i = np.arange(gy)[:, None] * (gx + 1) + np.arange(gx)[None, :]
+    quads = np.stack([i, i + 1, i + gx + 1, i + 1, i + gx + 2, i + gx + 1], -1)
+    return quads.reshape(-1).astype(np.int32)
+
+
+def table_grid(scene: SceneSpec, vp: np.ndarray) -> np.ndarray:
+    """Vertices of the table as a grid over the screen: world x, y, then the pool-of-light
+    factor and the glare strength (float32, GRID+1 points a side, rows bottom-up)."""
+    gx, gy = GRID
+    # The grid spans a little beyond the screen so its outer triangles are clipped, not short.
+    nx, ny = np.meshgrid(np.linspace(-1.02, 1.02, gx + 1), np.linspace(-1.02, 1.02, gy + 1))
+    # Table point under each ndc point: invert the plane's homography (world z = 0).
     Hm = vp[np.ix_([0, 1, 3], [0, 1, 3])].astype(float)
     pts = np.stack([nx, ny, np.ones_like(nx)], -1) @ np.linalg.inv(Hm).T
-    xy = pts[..., :2] / pts[..., 2:3]
+    w = pts[..., 2:3]
+    # Rays at or above the horizon never meet the table: push those points far away.
+    w = np.where(np.abs(w) < 1e-9, 1e-9, w)
+    xy = pts[..., :2] / w
+    xy = np.where(w > 0, xy, xy * -1e3)
     sx, sy, sr = scene.spot
-    d = np.hypot(xy[..., 0] - sx, xy[..., 1] - sy) / sr
-    t = np.clip(d / 1.5, 0, 1)
+    t = np.clip(np.hypot(xy[..., 0] - sx, xy[..., 1] - sy) / sr / 1.5, 0, 1)
     spot = 1.15 + (0.75 - 1.15) * t * t * (3 - 2 * t)
-    V = np.concatenate([scene.cam_pos[:2] - xy, np.full(xy.shape[:2] + (1,), scene.cam_pos[2])], -1)
-    V /= np.linalg.norm(V, axis=-1, keepdims=True)
-    main = scene.lights[0] if scene.lights else None
-    if main is not None:
-        h = V + main.direction
-        g = np.maximum(h[..., 2] / np.linalg.norm(h, axis=-1), 0) ** 60
-        glare = g[..., None] * (0.25 * np.array(main.colour))
+    if scene.lights:
+        V = np.concatenate([scene.cam_pos[:2] - xy, np.full(xy.shape[:2] + (1,), scene.cam_pos[2])], -1)
+        V /= np.linalg.norm(V, axis=-1, keepdims=True)
+        h = V + scene.lights[0].direction
+        glare = np.maximum(h[..., 2] / np.linalg.norm(h, axis=-1), 0) ** 60
     else:
-        glare = np.zeros(xy.shape[:2] + (3,))
-    coarse = np.concatenate([glare, spot[..., None] / 2], -1).astype(np.float32)
-    fine = cv2.resize(coarse, (sw, sh), interpolation=cv2.INTER_LINEAR)
-    if shade is not None:
-        fine[..., 3] *= shade
-    return np.clip(fine * 255 + 0.5, 0, 255).astype(np.uint8)
+        glare = np.zeros_like(spot)
+    out = np.concatenate([xy, spot[..., None], glare[..., None], np.zeros_like(spot)[..., None, ], np.zeros_like(spot)[..., None]], -1)
+    return out.astype(np.float32)
+
+
+def shadow_tiles(shade: np.ndarray, tile: int = SHADE_TILE) -> np.ndarray:
+    """NDC triangles (float32 x, y pairs) covering the tiles of `shade` with any shadow."""
+    sh, sw = shade.shape
+    ty, tx = -(-sh // tile), -(-sw // tile)
+    # A tile is drawn if any of its pixels is darkened: max-pool the "dark" mask.
+    dark = np.zeros((ty * tile, tx * tile), np.uint8)
+    dark[:sh, :sw] = shade < 0.998
+    dark = cv2.resize(cv2.dilate(dark, np.ones((tile, tile), np.uint8), anchor=(0, 0)), (tx, ty), interpolation=cv2.INTER_NEAREST)
+    iy, ix = np.nonzero(dark)
+    x0 = ix * tile / sw * 2 - 1
+    x1 = np.minimum((ix + 1) * tile / sw, 1) * 2 - 1
+    y0 = iy * tile / sh * 2 - 1
+    y1 = np.minimum((iy + 1) * tile / sh, 1) * 2 - 1
+    tri = np.stack([x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1], -1)
+    return tri.reshape(-1).astype(np.float32)
 
 
 def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:

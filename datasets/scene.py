@@ -63,7 +63,9 @@ class Camera:
         return self.proj @ self.view
 
     def unproject_to_table(self, u: float, v: float) -> np.ndarray:
-        inv = np.linalg.inv(self.vp)
+        inv = self.__dict__.get("_inv_vp")
+        if inv is None:  # the camera never changes after it is made
+            inv = self.__dict__["_inv_vp"] = np.linalg.inv(self.vp)
         ndc = np.array([2 * u / self.width - 1, 1 - 2 * v / self.height])
         a = inv @ np.array([ndc[0], ndc[1], -1, 1.0])
         b = inv @ np.array([ndc[0], ndc[1], 1, 1.0])
