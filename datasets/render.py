@@ -250,61 +250,104 @@ def _glyph_image(text: str, height_px: float, font_idx: int, underline: bool, ma
     return arr, (arr.shape[1] / 2, cy_digits)
 
 
-def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[np.ndarray, np.ndarray]:
-    """RGBA atlas (R ink, G occlusion, B/A surface tilt) and per-face-vertex uvs (F lists)."""
+def _face_frame(mesh: geometry.DieMesh):
+    """Tile size, layout and the px-per-unit scale shared by every face of an atlas."""
     v = mesh.vertices
-    rad = 0.0
-    for f in mesh.faces:
-        rad = max(rad, float(np.linalg.norm(v[f.verts] - f.center, axis=1).max()))
+    rad = max(float(np.linalg.norm(v[f.verts] - f.center, axis=1).max()) for f in mesh.faces)
     TILE, cols, rows = atlas_layout(len(mesh.faces))
+    return TILE, cols, rows, (TILE / 2 - 8) / rad
+
+
+def _to_px(f: geometry.Face, p: np.ndarray, TILE: int, s: float) -> tuple[float, float]:
+    right = np.cross(f.up, f.normal)
+    d = p - f.center
+    return (TILE / 2 + s * (d @ right), TILE / 2 - s * (d @ f.up))
+
+
+@lru_cache(maxsize=None)
+def _face_relief(kind: str, style: str, fi: int):
+    """What every atlas of this face shares, whatever its font: the face polygon (px), its
+    inside mask, the rounded-edge height field and occlusion (float32)."""
+    mesh = geometry.build(kind, style)
+    f = mesh.faces[fi]
+    v = mesh.vertices
+    TILE, _, _, s = _face_frame(mesh)
+    poly = np.array([_to_px(f, v[m], TILE, s) for m in f.verts], np.float32)
+    mask = np.zeros((TILE, TILE), np.uint8)
+    cv2.fillPoly(mask, [np.round(poly * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
+    inside = (mask > 127).astype(np.uint8)
+    dist = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+    ir = geometry._inradius(v, f.verts, f.center) * s
+    bevel_px = max(2.0, mesh.bevel * ir)
+    x = np.minimum(dist * np.float32(1 / bevel_px), 1)
+    h = np.sqrt(1 - (1 - x) ** 2) * np.float32(bevel_px * 0.6)  # rounded edge profile
+    ao = 0.82 + 0.18 * x
+    return poly, inside, h, ao
+
+
+@lru_cache(maxsize=256)
+def _face_ink(kind: str, style: str, fi: int, font_idx: int) -> np.ndarray:
+    """Ink coverage of one face in one font (float32 in [0, 1])."""
+    mesh = geometry.build(kind, style)
+    f = mesh.faces[fi]
+    v = mesh.vertices
+    TILE, _, _, s = _face_frame(mesh)
+    right = np.cross(f.up, f.normal)
+    ink = np.zeros((TILE, TILE), np.float32)
+    ir = geometry._inradius(v, f.verts, f.center) * s
+    for g in f.glyphs:
+        cx, cy = _to_px(f, g.center, TILE, s)
+        ux, uy = g.up @ right, g.up @ f.up
+        ang = np.degrees(np.arctan2(-ux, uy))
+        if g.text == "pip":
+            r = g.size * s / 2
+            cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
+            continue
+        gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
+        M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
+        M[0, 2] += cx - gx
+        M[1, 2] += cy - gy
+        warped = cv2.warpAffine(gi, M, (TILE, TILE), flags=cv2.INTER_LINEAR)
+        ink = np.maximum(ink, warped.astype(np.float32) * np.float32(1 / 255))
+    return ink
+
+
+def _tilt_u8(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Surface tilt (right, up) from a height field, as uint8 around 128."""
+    gx = cv2.Sobel(h, cv2.CV_32F, 1, 0, ksize=3, scale=-1 / 8 / 1.6 * 127.5, delta=127.5)
+    gy = cv2.Sobel(h, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8 / 1.6 * 127.5, delta=127.5)
+    return (np.clip(gx, 0, 255, out=gx).astype(np.uint8), np.clip(gy, 0, 255, out=gy).astype(np.uint8))
+
+
+@lru_cache(maxsize=None)
+def _flat_tilt(kind: str, style: str, fi: int) -> tuple[np.ndarray, np.ndarray]:
+    return _tilt_u8(_face_relief(kind, style, fi)[2])
+
+
+def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[np.ndarray, np.ndarray]:
+    """RGBA atlas (R ink, G occlusion, B/A surface tilt) and per-face-vertex uvs (F lists).
+
+    Every process builds the atlases its scenes use, so the parts that do not depend on the
+    font or the print style are computed once per face and shared."""
+    TILE, cols, rows, _ = _face_frame(mesh)
     AW, AH = cols * TILE, rows * TILE
-    s = (TILE / 2 - 8) / rad  # px per object unit, shared by every face
     atlas = np.zeros((AH, AW, 4), np.uint8)
     uvs = []
-    for fi, f in enumerate(mesh.faces):
+    k = (mesh.kind, mesh.style)
+    for fi in range(len(mesh.faces)):
         ox, oy = (fi % cols) * TILE, (fi // cols) * TILE
-        right = np.cross(f.up, f.normal)
-
-        def to_px(p):
-            d = p - f.center
-            return (TILE / 2 + s * (d @ right), TILE / 2 - s * (d @ f.up))
-
-        poly = np.array([to_px(v[m]) for m in f.verts], np.float32)
+        poly, inside, h, ao = _face_relief(*k, fi)
         uvs.append([((ox + x) / AW, (oy + y) / AH) for x, y in poly])
-        mask = np.zeros((TILE, TILE), np.uint8)
-        cv2.fillPoly(mask, [np.round(poly * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
-        ink = np.zeros((TILE, TILE), np.float32)
-        ir = geometry._inradius(v, f.verts, f.center) * s
-        for g in f.glyphs:
-            cx, cy = to_px(g.center)
-            ux, uy = g.up @ right, g.up @ f.up
-            ang = np.degrees(np.arctan2(-ux, uy))
-            if g.text == "pip":
-                r = g.size * s / 2
-                cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
-                continue
-            gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
-            M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
-            M[0, 2] += cx - gx
-            M[1, 2] += cy - gy
-            warped = cv2.warpAffine(gi, M, (TILE, TILE), flags=cv2.INTER_LINEAR)
-            ink = np.maximum(ink, warped.astype(np.float32) / 255.0)
-        inside = mask > 127
-        dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
-        bevel_px = max(2.0, mesh.bevel * ir)
-        x = np.clip(dist / bevel_px, 0, 1)
-        h = np.sqrt(1 - (1 - x) ** 2) * bevel_px * 0.6  # rounded edge profile
-        ao = 0.82 + 0.18 * x
+        ink = _face_ink(*k, fi, font_idx)
         if engraved:
             soft = cv2.GaussianBlur(ink, (0, 0), TILE / 128)
-            h = h - soft * 2.2 * TILE / 128
+            t_r, t_u = _tilt_u8(h - soft * np.float32(2.2 * TILE / 128))
             ao = ao * (1 - 0.35 * soft)
-        gx = cv2.Sobel(h, cv2.CV_32F, 1, 0, ksize=3) / 8
-        gy = cv2.Sobel(h, cv2.CV_32F, 0, 1, ksize=3) / 8
-        t_r = np.clip(-gx / 1.6, -1, 1)
-        t_u = np.clip(gy / 1.6, -1, 1)
-        tile = np.stack([ink * inside, ao, 0.5 + 0.5 * t_r, 0.5 + 0.5 * t_u], -1)
-        atlas[oy : oy + TILE, ox : ox + TILE] = np.clip(tile * 255, 0, 255).astype(np.uint8)
+        else:
+            t_r, t_u = _flat_tilt(*k, fi)
+        ink_u8 = cv2.convertScaleAbs(ink * inside, alpha=255)
+        ao_u8 = cv2.convertScaleAbs(ao, alpha=255)
+        atlas[oy : oy + TILE, ox : ox + TILE] = cv2.merge([ink_u8, ao_u8, t_r, t_u])
     return atlas, uvs
 
 
