@@ -339,7 +339,7 @@ def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[
         poly, inside, h, ao = _face_relief(*k, fi)
         uvs.append([((ox + x) / AW, (oy + y) / AH) for x, y in poly])
         ink = _face_ink(*k, fi, font_idx)
-        if engraved:
+        if engraved or mesh.style == "pips":  # pips are drilled, never flat paint
             soft = cv2.GaussianBlur(ink, (0, 0), TILE / 128)
             t_r, t_u = _tilt_u8(h - soft * np.float32(2.2 * TILE / 128))
             ao = ao * (1 - 0.35 * soft)
