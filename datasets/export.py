@@ -65,19 +65,22 @@ class Writer:
                 (self.out / "images" / split).mkdir(parents=True, exist_ok=True)
                 (self.out / "labels" / split).mkdir(parents=True, exist_ok=True)
 
-    def add(self, name: str, img: np.ndarray, read: ImageRead) -> None:
+    def add(self, name: str, img: np.ndarray | bytes, read: ImageRead) -> None:
+        """img: a BGR image, or (yolo/jsonl) the bytes of an already encoded JPEG."""
         self.count += 1
         self.dice += len(read.dice)
         if self.fmt == "yolo":
             split = "val" if self.count % self.val_every == 0 else "train"
-            cv2.imwrite(str(self.out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            self._write_jpeg(self.out / "images" / split / f"{name}.jpg", img)
             (self.out / "labels" / split / f"{name}.txt").write_text("".join(l + "\n" for l in yolo_lines(read)))
         elif self.fmt == "jsonl":
             rel = f"images/{name}.jpg"
-            cv2.imwrite(str(self.out / rel), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            self._write_jpeg(self.out / rel, img)
             row = read.model_copy(update={"image": rel})
             self._jsonl.write(json.dumps(row.model_dump(mode="json"), separators=(",", ":")) + "\n")
         else:
+            if isinstance(img, bytes):
+                img = cv2.imdecode(np.frombuffer(img, np.uint8), cv2.IMREAD_COLOR)
             for k, d in enumerate(read.dice):
                 sub = "crops_cocked" if d.cocked else "crops"
                 folder = self.out / sub / class_name(d)
@@ -85,6 +88,13 @@ class Writer:
                 rel = f"{sub}/{class_name(d)}/{name}_{k}.png"
                 cv2.imwrite(str(self.out / rel), square_crop(img, d.box, CROP_MARGIN, CROP_SIZE))
                 self._csv.writerow([rel, d.type.value, d.value, d.colour or "", int(d.cocked), name])
+
+    @staticmethod
+    def _write_jpeg(path: Path, img: np.ndarray | bytes) -> None:
+        if not isinstance(img, bytes):
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            img = buf.tobytes()
+        path.write_bytes(img)
 
     def close(self) -> None:
         if self._jsonl:

@@ -58,7 +58,9 @@ class DieMesh:
 
     @property
     def normals(self) -> np.ndarray:
-        return np.array([f.normal for f in self.faces])
+        if getattr(self, "_normals", None) is None:  # meshes are built once and never edited
+            self._normals = np.array([f.normal for f in self.faces])
+        return self._normals
 
     @property
     def values(self) -> list[int]:
@@ -330,13 +332,18 @@ def up_face_index(mesh: DieMesh, R: np.ndarray) -> int:
     return int(np.argmin(nz)) if mesh.kind == "d4" else int(np.argmax(nz))
 
 
+def _cross3(a, b) -> np.ndarray:
+    # np.cross costs ~20 us of argument handling per call; scenes call this thousands of times.
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def rot_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rotation taking unit vector a onto unit vector b."""
     a, b = _unit(a), _unit(b)
-    v = np.cross(a, b)
+    v = _cross3(a, b)
     c = float(a @ b)
     if c < -0.999999:
-        axis = _unit(np.cross(a, [1, 0, 0]) if abs(a[0]) < 0.9 else np.cross(a, [0, 1, 0]))
+        axis = _unit(_cross3(a, [1, 0, 0]) if abs(a[0]) < 0.9 else _cross3(a, [0, 1, 0]))
         return axis_angle(axis, np.pi)
     vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
     return np.eye(3) + vx + vx @ vx / (1 + c)

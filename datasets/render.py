@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from . import geometry
-from .surfaces import pool as surface_pool
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
 FONTS = sorted(p.name for p in FONT_DIR.glob("*.ttf"))
@@ -45,6 +44,9 @@ INK_COLOURS: dict[str, tuple[float, float, float]] = {
     "gold": (0.85, 0.65, 0.20),
     "silver": (0.75, 0.76, 0.78),
 }
+# Dual-source blend factors (core since GL 3.3; moderngl has no names for them).
+GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA = 0x8589, 0x88FB
+
 MATERIALS = ("solid", "marbled", "speckled", "metallic", "translucent")
 MATERIAL_ID = {m: i for i, m in enumerate(MATERIALS)}
 
@@ -120,7 +122,9 @@ uniform float engraved; uniform float die_id; uniform float seed;
 uniform vec3 light_dir[3]; uniform vec3 light_col[3]; uniform vec3 ambient;
 uniform vec3 cam_pos;
 in vec3 v_world; in vec3 v_nrm; in vec3 v_tan; in vec3 v_bit; in vec2 v_uv; in vec3 v_obj;
-layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+// One colour target whose alpha holds the die id (a second render target costs llvmpipe
+// ~1 ms a frame); see-through dice blend through the second (dual-source) output instead.
+layout(location=0, index=0) out vec4 f_col; layout(location=0, index=1) out vec4 f_cov;
 float hash(vec3 p){ p = fract(p*0.3183099 + seed); p *= 17.0; return fract(p.x*p.y*p.z*(p.x+p.y+p.z)); }
 float vnoise(vec3 x){ vec3 i = floor(x); vec3 f = fract(x); f = f*f*(3.0-2.0*f);
   return mix(mix(mix(hash(i), hash(i+vec3(1,0,0)), f.x), mix(hash(i+vec3(0,1,0)), hash(i+vec3(1,1,0)), f.x), f.y),
@@ -153,36 +157,44 @@ void main(){
   }
   if (material == 4) { outc += base * 0.25 * (1.0 - inkm); }
   float a = material == 4 ? mix(body_alpha, 1.0, inkm) : 1.0;
-  f_col = vec4(outc, a);
-  f_id = vec4(die_id, 0.0, 0.0, 1.0);
+  f_col = vec4(outc, die_id);
+  f_cov = vec4(a);
 }
 """
 
 VS_PLANE = """
 #version 330
 uniform mat4 vp; uniform mat3 uvm;
-in vec2 in_xy;
-out vec2 v_uv; out vec2 v_xy;
-void main(){ v_xy = in_xy; v_uv = (uvm * vec3(in_xy, 1.0)).xy; gl_Position = vp * vec4(in_xy, 0.0, 1.0); }
+in vec2 in_xy; in vec4 in_light;
+out vec2 v_uv; out vec4 v_light;
+void main(){ v_uv = (uvm * vec3(in_xy, 1.0)).xy; v_light = in_light; gl_Position = vp * vec4(in_xy, 0.0, 1.0); }
 """
 
 FS_PLANE = """
 #version 330
-uniform sampler2D surf;
-uniform vec3 tint; uniform vec3 lit; uniform vec3 glare_dir; uniform vec3 glare_col;
-uniform vec3 spot; uniform vec3 cam_pos;
-in vec2 v_uv; in vec2 v_xy;
-layout(location=0) out vec4 f_col; layout(location=1) out vec4 f_id;
+uniform sampler2D surf; uniform vec3 tint_lit; uniform vec3 glare_col;
+in vec2 v_uv; in vec4 v_light;
+layout(location=0) out vec4 f_col;
 void main(){
-  // The table is flat: diffuse light is a constant (computed on the CPU); only the main
-  // light's glare and the pool of light vary over it. Shadows are applied after read-back.
-  vec3 c = texture(surf, v_uv).rgb * tint;
-  vec3 V = normalize(cam_pos - vec3(v_xy, 0.0));
-  float g = pow(max(normalize(glare_dir + V).z, 0.0), 60.0);
-  float d = length(v_xy - spot.xy) / spot.z;
-  f_col = vec4(c * lit * mix(1.15, 0.75, smoothstep(0.0, 1.5, d)) + glare_col * g, 1.0);
-  f_id = vec4(0.0);
+  // The pool of light (x) and the main light's glare (y) vary slowly, so they come per
+  // vertex of a screen-filling grid: llvmpipe pays per pixel for every texture fetch and
+  // instruction here, and this pass covers most of the frame. Shadows come later, only
+  // where there are any (FS_SHADE).
+  f_col = vec4(texture(surf, v_uv).rgb * tint_lit * v_light.x + glare_col * v_light.y, 0.0);  // alpha: id 0
 }
+"""
+
+VS_SHADE = """
+#version 330
+in vec2 in_ndc;
+void main(){ gl_Position = vec4(in_ndc, 0.0, 1.0); }
+"""
+
+FS_SHADE = """
+#version 330
+uniform sampler2D shade; uniform vec2 screen;
+out vec4 f;
+void main(){ float s = texture(shade, gl_FragCoord.xy / screen).r; f = vec4(s, s, s, 1.0); }
 """
 
 VS_SHADOW = """
@@ -238,61 +250,104 @@ def _glyph_image(text: str, height_px: float, font_idx: int, underline: bool, ma
     return arr, (arr.shape[1] / 2, cy_digits)
 
 
-def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[np.ndarray, np.ndarray]:
-    """RGBA atlas (R ink, G occlusion, B/A surface tilt) and per-face-vertex uvs (F lists)."""
+def _face_frame(mesh: geometry.DieMesh):
+    """Tile size, layout and the px-per-unit scale shared by every face of an atlas."""
     v = mesh.vertices
-    rad = 0.0
-    for f in mesh.faces:
-        rad = max(rad, float(np.linalg.norm(v[f.verts] - f.center, axis=1).max()))
+    rad = max(float(np.linalg.norm(v[f.verts] - f.center, axis=1).max()) for f in mesh.faces)
     TILE, cols, rows = atlas_layout(len(mesh.faces))
+    return TILE, cols, rows, (TILE / 2 - 8) / rad
+
+
+def _to_px(f: geometry.Face, p: np.ndarray, TILE: int, s: float) -> tuple[float, float]:
+    right = np.cross(f.up, f.normal)
+    d = p - f.center
+    return (TILE / 2 + s * (d @ right), TILE / 2 - s * (d @ f.up))
+
+
+@lru_cache(maxsize=None)
+def _face_relief(kind: str, style: str, fi: int):
+    """What every atlas of this face shares, whatever its font: the face polygon (px), its
+    inside mask, the rounded-edge height field and occlusion (float32)."""
+    mesh = geometry.build(kind, style)
+    f = mesh.faces[fi]
+    v = mesh.vertices
+    TILE, _, _, s = _face_frame(mesh)
+    poly = np.array([_to_px(f, v[m], TILE, s) for m in f.verts], np.float32)
+    mask = np.zeros((TILE, TILE), np.uint8)
+    cv2.fillPoly(mask, [np.round(poly * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
+    inside = (mask > 127).astype(np.uint8)
+    dist = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+    ir = geometry._inradius(v, f.verts, f.center) * s
+    bevel_px = max(2.0, mesh.bevel * ir)
+    x = np.minimum(dist * np.float32(1 / bevel_px), 1)
+    h = np.sqrt(1 - (1 - x) ** 2) * np.float32(bevel_px * 0.6)  # rounded edge profile
+    ao = 0.82 + 0.18 * x
+    return poly, inside, h, ao
+
+
+@lru_cache(maxsize=256)
+def _face_ink(kind: str, style: str, fi: int, font_idx: int) -> np.ndarray:
+    """Ink coverage of one face in one font (float32 in [0, 1])."""
+    mesh = geometry.build(kind, style)
+    f = mesh.faces[fi]
+    v = mesh.vertices
+    TILE, _, _, s = _face_frame(mesh)
+    right = np.cross(f.up, f.normal)
+    ink = np.zeros((TILE, TILE), np.float32)
+    ir = geometry._inradius(v, f.verts, f.center) * s
+    for g in f.glyphs:
+        cx, cy = _to_px(f, g.center, TILE, s)
+        ux, uy = g.up @ right, g.up @ f.up
+        ang = np.degrees(np.arctan2(-ux, uy))
+        if g.text == "pip":
+            r = g.size * s / 2
+            cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
+            continue
+        gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
+        M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
+        M[0, 2] += cx - gx
+        M[1, 2] += cy - gy
+        warped = cv2.warpAffine(gi, M, (TILE, TILE), flags=cv2.INTER_LINEAR)
+        ink = np.maximum(ink, warped.astype(np.float32) * np.float32(1 / 255))
+    return ink
+
+
+def _tilt_u8(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Surface tilt (right, up) from a height field, as uint8 around 128."""
+    gx = cv2.Sobel(h, cv2.CV_32F, 1, 0, ksize=3, scale=-1 / 8 / 1.6 * 127.5, delta=127.5)
+    gy = cv2.Sobel(h, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8 / 1.6 * 127.5, delta=127.5)
+    return (np.clip(gx, 0, 255, out=gx).astype(np.uint8), np.clip(gy, 0, 255, out=gy).astype(np.uint8))
+
+
+@lru_cache(maxsize=None)
+def _flat_tilt(kind: str, style: str, fi: int) -> tuple[np.ndarray, np.ndarray]:
+    return _tilt_u8(_face_relief(kind, style, fi)[2])
+
+
+def build_atlas(mesh: geometry.DieMesh, font_idx: int, engraved: bool) -> tuple[np.ndarray, np.ndarray]:
+    """RGBA atlas (R ink, G occlusion, B/A surface tilt) and per-face-vertex uvs (F lists).
+
+    Every process builds the atlases its scenes use, so the parts that do not depend on the
+    font or the print style are computed once per face and shared."""
+    TILE, cols, rows, _ = _face_frame(mesh)
     AW, AH = cols * TILE, rows * TILE
-    s = (TILE / 2 - 8) / rad  # px per object unit, shared by every face
     atlas = np.zeros((AH, AW, 4), np.uint8)
     uvs = []
-    for fi, f in enumerate(mesh.faces):
+    k = (mesh.kind, mesh.style)
+    for fi in range(len(mesh.faces)):
         ox, oy = (fi % cols) * TILE, (fi // cols) * TILE
-        right = np.cross(f.up, f.normal)
-
-        def to_px(p):
-            d = p - f.center
-            return (TILE / 2 + s * (d @ right), TILE / 2 - s * (d @ f.up))
-
-        poly = np.array([to_px(v[m]) for m in f.verts], np.float32)
+        poly, inside, h, ao = _face_relief(*k, fi)
         uvs.append([((ox + x) / AW, (oy + y) / AH) for x, y in poly])
-        mask = np.zeros((TILE, TILE), np.uint8)
-        cv2.fillPoly(mask, [np.round(poly * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
-        ink = np.zeros((TILE, TILE), np.float32)
-        ir = geometry._inradius(v, f.verts, f.center) * s
-        for g in f.glyphs:
-            cx, cy = to_px(g.center)
-            ux, uy = g.up @ right, g.up @ f.up
-            ang = np.degrees(np.arctan2(-ux, uy))
-            if g.text == "pip":
-                r = g.size * s / 2
-                cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
-                continue
-            gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
-            M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
-            M[0, 2] += cx - gx
-            M[1, 2] += cy - gy
-            warped = cv2.warpAffine(gi, M, (TILE, TILE), flags=cv2.INTER_LINEAR)
-            ink = np.maximum(ink, warped.astype(np.float32) / 255.0)
-        inside = mask > 127
-        dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
-        bevel_px = max(2.0, mesh.bevel * ir)
-        x = np.clip(dist / bevel_px, 0, 1)
-        h = np.sqrt(1 - (1 - x) ** 2) * bevel_px * 0.6  # rounded edge profile
-        ao = 0.82 + 0.18 * x
-        if engraved:
+        ink = _face_ink(*k, fi, font_idx)
+        if engraved or mesh.style == "pips":  # pips are drilled, never flat paint
             soft = cv2.GaussianBlur(ink, (0, 0), TILE / 128)
-            h = h - soft * 2.2 * TILE / 128
+            t_r, t_u = _tilt_u8(h - soft * np.float32(2.2 * TILE / 128))
             ao = ao * (1 - 0.35 * soft)
-        gx = cv2.Sobel(h, cv2.CV_32F, 1, 0, ksize=3) / 8
-        gy = cv2.Sobel(h, cv2.CV_32F, 0, 1, ksize=3) / 8
-        t_r = np.clip(-gx / 1.6, -1, 1)
-        t_u = np.clip(gy / 1.6, -1, 1)
-        tile = np.stack([ink * inside, ao, 0.5 + 0.5 * t_r, 0.5 + 0.5 * t_u], -1)
-        atlas[oy : oy + TILE, ox : ox + TILE] = np.clip(tile * 255, 0, 255).astype(np.uint8)
+        else:
+            t_r, t_u = _flat_tilt(*k, fi)
+        ink_u8 = cv2.convertScaleAbs(ink * inside, alpha=255)
+        ao_u8 = cv2.convertScaleAbs(ao, alpha=255)
+        atlas[oy : oy + TILE, ox : ox + TILE] = cv2.merge([ink_u8, ao_u8, t_r, t_u])
     return atlas, uvs
 
 
@@ -339,6 +394,10 @@ def model_matrix(d: DieSpec) -> np.ndarray:
 class Renderer:
     """One GL context and its uploaded resources; not thread-safe, reuse it."""
 
+    # Surface textures are kept at a few pre-shrunk sizes; each scene binds the one whose
+    # texels best match its pixels (mipmapping for the price of plain bilinear sampling).
+    SURFACE_LEVELS = 4
+
     def __init__(self) -> None:
         import moderngl
 
@@ -350,21 +409,28 @@ class Renderer:
         ctx = self.ctx
         self.p_die = ctx.program(vertex_shader=VS_DIE, fragment_shader=FS_DIE)
         self.p_plane = ctx.program(vertex_shader=VS_PLANE, fragment_shader=FS_PLANE)
+        self.p_shade = ctx.program(vertex_shader=VS_SHADE, fragment_shader=FS_SHADE)
         self.p_shadow = ctx.program(vertex_shader=VS_SHADOW, fragment_shader=FS_SHADOW)
         self._meshes: dict[tuple, tuple] = {}
-        self._surfaces = []
-        for _, img in surface_pool():
-            tex = ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes())
-            tex.build_mipmaps()
-            tex.repeat_x = tex.repeat_y = True
-            tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
-            self._surfaces.append(tex)
-        big = 4000.0
-        quad = np.array([-big, -big, big, -big, -big, big, big, big], np.float32)
-        self.plane_vao = ctx.vertex_array(self.p_plane, [(ctx.buffer(quad.tobytes()), "2f", "in_xy")])
+        self._surfaces: dict[tuple[int, int], object] = {}
         self._fbos: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------ resources
+    def surface_texture(self, index: int, level: int):
+        """Surface `index` shrunk 2**level times, uploaded on first use."""
+        from .surfaces import N_SURFACES, surface
+
+        key = (index % N_SURFACES, level)
+        if key not in self._surfaces:
+            img = surface(key[0])[1]
+            for _ in range(level):
+                img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            tex = self.ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes())
+            tex.repeat_x = tex.repeat_y = True
+            tex.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            self._surfaces[key] = tex
+        return self._surfaces[key]
+
     def die_resources(self, kind: str, style: str, font: int, engraved: bool):
         key = (kind, style, font, engraved)
         if key not in self._meshes:
@@ -381,19 +447,27 @@ class Renderer:
         return self._meshes[key]
 
     def _targets(self, w: int, h: int):
+        """Framebuffers, the light-map texture and read-back buffers of one image size."""
         key = (w, h)
         if key not in self._fbos:
             ctx = self.ctx
-            col = ctx.renderbuffer((w, h), 4)
-            ids = ctx.renderbuffer((w, h), 1)
+            col = ctx.renderbuffer((w, h), 4)  # RGB colour, A die id
             depth = ctx.depth_renderbuffer((w, h))
-            fbo = ctx.framebuffer([col, ids], depth)
+            fbo = ctx.framebuffer([col], depth)
             sw, sh = max(1, w // 2), max(1, h // 2)
-            scol = ctx.renderbuffer((sw, sh), 4)
-            sfbo = ctx.framebuffer([scol])
-            stex = ctx.texture((sw, sh), 4)
-            stex.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
-            self._fbos[key] = (fbo, sfbo, stex, (sw, sh))
+            sfbo = ctx.framebuffer([ctx.renderbuffer((sw, sh), 4)])
+            shade = ctx.texture((sw, sh), 1)
+            shade.filter = (self.mgl.LINEAR, self.mgl.LINEAR)
+            shade.repeat_x = shade.repeat_y = False
+            gx, gy = GRID
+            plane_buf = ctx.buffer(reserve=(gx + 1) * (gy + 1) * 6 * 4)
+            plane_idx = ctx.buffer(grid_indices(gx, gy).tobytes())
+            plane_vao = ctx.vertex_array(self.p_plane, [(plane_buf, "2f 4f", "in_xy", "in_light")], plane_idx)
+            ntiles = -(-sw // SHADE_TILE) * -(-sh // SHADE_TILE)
+            tile_buf = ctx.buffer(reserve=ntiles * 6 * 2 * 4)
+            tile_vao = ctx.vertex_array(self.p_shade, [(tile_buf, "2f", "in_ndc")])
+            bufs = (np.empty((h, w, 4), np.uint8), None, np.empty((sh, sw, 4), np.uint8))
+            self._fbos[key] = (fbo, sfbo, shade, (sw, sh), bufs, (plane_buf, plane_vao, tile_buf, tile_vao))
         return self._fbos[key]
 
     def wall_resources(self):
@@ -424,7 +498,7 @@ class Renderer:
         """BGR uint8 image and a uint8 id map (0 = table, k = scene.dice[k-1])."""
         ctx, mgl = self.ctx, self.mgl
         W, H = scene.width, scene.height
-        fbo, sfbo, stex, (sw, sh) = self._targets(W, H)
+        fbo, sfbo, shade_tex, (sw, sh), (rgba, _, sbuf), (plane_buf, plane_vao, tile_buf, tile_vao) = self._targets(W, H)
         vp = (scene.proj @ scene.view).astype("f4")
         vpT = vp.T.copy()
         res = [self.die_resources(d.kind, d.style, d.font, d.engraved) for d in scene.dice]
@@ -438,29 +512,38 @@ class Renderer:
         shadow_casters = list(zip(res, models)) + [(self.wall_resources(), M) for M, _ in boxes]
 
         # Shadows: dice flattened onto the table along each light (R, B) and straight down (G).
-        sfbo.use()
-        sfbo.clear(0, 0, 0, 0)
-        ctx.disable(mgl.DEPTH_TEST)
-        ctx.enable(mgl.BLEND)
-        ctx.blend_equation = mgl.MAX
-        self.p_shadow["vp"].write(vpT)
-        shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
-        if len(scene.lights) > 1:
-            shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
-        for li, chan, grow in shadow_jobs:
-            ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
-            self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
-            self.p_shadow["grow"].value = grow
-            self.p_shadow["chan"].value = chan
-            for (mesh, tex, vao, svao), M in shadow_casters:
-                self.p_shadow["model"].write(M.T.astype("f4").copy())
-                svao.render()
-        ctx.blend_equation = mgl.FUNC_ADD
-        raw = np.ascontiguousarray(np.frombuffer(sfbo.read(components=4), np.uint8).reshape(sh, sw, 4)[::-1])
-        shade = self._shade(scene, raw)
+        shade = None
+        if scene.dice:
+            sfbo.use()
+            sfbo.clear(0, 0, 0, 0)
+            ctx.disable(mgl.DEPTH_TEST)
+            ctx.enable(mgl.BLEND)
+            ctx.blend_equation = mgl.MAX
+            self.p_shadow["vp"].write(vpT)
+            shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
+            if len(scene.lights) > 1:
+                shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
+            for li, chan, grow in shadow_jobs:
+                ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
+                self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
+                self.p_shadow["grow"].value = grow
+                self.p_shadow["chan"].value = chan
+                for (mesh, tex, vao, svao), M in shadow_casters:
+                    self.p_shadow["model"].write(M.T.astype("f4").copy())
+                    svao.render()
+            ctx.blend_equation = mgl.FUNC_ADD
+            ctx.disable(mgl.BLEND)
+            sfbo.read_into(sbuf, components=4)
+            shade = self._shade(scene, sbuf)  # bottom-up rows, like the GL texture
+        plane_buf.write(table_grid(scene, vp).tobytes())
 
+        # The table covers the whole frame, so only depth needs clearing (moderngl applies
+        # a framebuffer's colour mask when it is bound).
+        fbo.color_mask = (False, False, False, False)
         fbo.use()
-        fbo.clear(0, 0, 0, 1, depth=1.0)
+        fbo.clear(depth=1.0)
+        fbo.color_mask = (True, True, True, True)
+        fbo.use()
         ctx.enable(mgl.DEPTH_TEST)
         ctx.disable(mgl.BLEND)
         n_l = min(3, len(scene.lights))
@@ -470,23 +553,35 @@ class Renderer:
         self.p_die["light_dir"].value = ldirs
         self.p_die["light_col"].value = lcols
         self.p_die["ambient"].value = tuple(amb)
-        for prog in (self.p_plane, self.p_die):
-            prog["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
+        self.p_die["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
         p = self.p_plane
         lit = amb + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
-        p["lit"].value = tuple(float(x) for x in lit)
-        main = scene.lights[0] if scene.lights else Light(np.array([0, 0, 1.0]), (0.0, 0.0, 0.0), 1.0)
-        p["glare_dir"].value = tuple(float(x) for x in main.direction)
-        p["glare_col"].value = tuple(float(x) * 0.25 for x in main.colour)
+        p["tint_lit"].value = tuple(float(x) for x in lit * np.array(scene.surface_tint))
+        main = scene.lights[0].colour if scene.lights else (0.0, 0.0, 0.0)
+        p["glare_col"].value = tuple(0.25 * float(x) for x in main)
         p["vp"].write(vpT)
         uvm = np.eye(3)
         uvm[:2, :] = scene.surface_uv
         p["uvm"].write(uvm.T.astype("f4").copy())
-        p["tint"].value = tuple(float(x) for x in scene.surface_tint)
-        p["spot"].value = tuple(float(x) for x in scene.spot)
         p["surf"].value = 0
-        self._surfaces[scene.surface % len(self._surfaces)].use(0)
-        self.plane_vao.render(mgl.TRIANGLE_STRIP)
+        self.surface_texture(scene.surface, surface_level(scene)).use(0)
+        plane_vao.render(mgl.TRIANGLES)
+        if shade is not None:
+            # Darken the table under the tiles that hold shadow (before walls and dice are
+            # drawn, so they stay lit): framebuffer *= shade.
+            tiles = shadow_tiles(shade)
+            if len(tiles):
+                tile_buf.write(tiles.tobytes())
+                shade_tex.write(np.clip(shade * 255 + 0.5, 0, 255).astype(np.uint8).tobytes())
+                shade_tex.use(0)
+                self.p_shade["shade"].value = 0
+                self.p_shade["screen"].value = (float(W), float(H))
+                ctx.disable(mgl.DEPTH_TEST)
+                ctx.enable(mgl.BLEND)
+                ctx.blend_func = mgl.DST_COLOR, mgl.ZERO, mgl.ZERO, mgl.ONE
+                tile_vao.render(mgl.TRIANGLES, vertices=len(tiles) // 2)
+                ctx.disable(mgl.BLEND)
+                ctx.enable(mgl.DEPTH_TEST)
 
         ctx.enable(mgl.CULL_FACE)
         pd = self.p_die
@@ -512,8 +607,9 @@ class Renderer:
             mesh, tex, vao, svao = res[i]
             M = models[i]
             if d.material == "translucent":
+                # Colour mixes by the second output's alpha; the id (alpha) is replaced.
                 ctx.enable(mgl.BLEND)
-                ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+                ctx.blend_func = GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA, mgl.ONE, mgl.ZERO
             pd["mvp"].write((vp @ M).T.astype("f4").copy())
             pd["model"].write(M.T.astype("f4").copy())
             pd["body"].value = d.body
@@ -528,19 +624,15 @@ class Renderer:
             vao.render()
             ctx.disable(mgl.BLEND)
         ctx.disable(mgl.CULL_FACE)
-        img = np.frombuffer(fbo.read(components=3, attachment=0), np.uint8).reshape(H, W, 3)[::-1, :, ::-1]
-        ids = np.ascontiguousarray(np.frombuffer(fbo.read(components=1, attachment=1), np.uint8).reshape(H, W)[::-1])
-        img = np.ascontiguousarray(img)
-        if shade is not None:
-            full = cv2.resize(shade, (W, H), interpolation=cv2.INTER_LINEAR)
-            full[ids > 0] = 255
-            img = cv2.multiply(img, cv2.merge([full, full, full]), scale=1 / 255)
-        return img, ids
+        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+        # RGBA reads are a plain copy in Mesa (RGB ones convert per pixel); GL rows run
+        # bottom-up, so flip while converting.
+        fbo.read_into(rgba, components=4, attachment=0)
+        rgba = cv2.flip(rgba, 0)
+        return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR), cv2.extractChannel(rgba, 3)
 
-    def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray | None:
-        """Table shading (uint8, 255 = unshadowed) from the flattened-dice masks."""
-        if not scene.dice:
-            return None
+    def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray:
+        """Table shading in [0.05, 1] (float32, 1 = unshadowed) from the flattened-dice masks."""
         lights = scene.lights
         tot = float(sum(l.colour[1] * l.direction[2] for l in lights)) + scene.ambient[1] + 1e-6
         shade = np.ones(raw.shape[:2], np.float32)
@@ -548,10 +640,85 @@ class Renderer:
             if li < len(lights):
                 s = _soft(raw[..., c], lights[li].softness / 2)
                 share = lights[li].colour[1] * lights[li].direction[2] / tot
-                shade -= scene.shadow_strength * 1.4 * share * s
+                shade -= np.float32(scene.shadow_strength * 1.4 * share) * s
         contact = _soft(raw[..., 1], 2.0)
-        shade -= 0.45 * contact
-        return (np.clip(shade, 0.05, 1) * 255).astype(np.uint8)
+        shade -= np.float32(0.45) * contact
+        return np.clip(shade, 0.05, 1, out=shade)
+
+
+def surface_level(scene: SceneSpec) -> int:
+    """Which pre-shrunk surface texture matches the image: log2 of texels per pixel at the
+    centre of view, so far-away, finely tiled tables do not alias into sparkle."""
+    from .surfaces import SIZE
+
+    dist = float(np.linalg.norm(scene.cam_pos - np.array([*_view_target(scene), 0.0])))
+    focal = scene.height / 2 * scene.proj[1, 1]
+    mm_per_px = dist / focal
+    uv_per_mm = float(np.hypot(scene.surface_uv[0, 0], scene.surface_uv[1, 0]))
+    texels_per_px = mm_per_px * uv_per_mm * SIZE
+    return int(np.clip(np.floor(np.log2(max(texels_per_px, 1e-6))), 0, Renderer.SURFACE_LEVELS - 1))
+
+
+def _view_target(scene: SceneSpec) -> np.ndarray:
+    """Where the optical axis meets the table (x, y)."""
+    fwd = -scene.view[2, :3]
+    t = -scene.cam_pos[2] / min(fwd[2], -1e-6)
+    return (scene.cam_pos + t * fwd)[:2]
+
+
+GRID = (10, 8)  # cells of the table's light grid: llvmpipe pays per triangle, and light varies slowly
+SHADE_TILE = 16  # shadow tiles, in pixels of the half-resolution shade map
+
+
+def grid_indices(gx: int, gy: int) -> np.ndarray:
+    i = np.arange(gy)[:, None] * (gx + 1) + np.arange(gx)[None, :]
+    quads = np.stack([i, i + 1, i + gx + 1, i + 1, i + gx + 2, i + gx + 1], -1)
+    return quads.reshape(-1).astype(np.int32)
+
+
+def table_grid(scene: SceneSpec, vp: np.ndarray) -> np.ndarray:
+    """Vertices of the table as a grid over the screen: world x, y, then the pool-of-light
+    factor and the glare strength (float32, GRID+1 points a side, rows bottom-up)."""
+    gx, gy = GRID
+    # The grid spans a little beyond the screen so its outer triangles are clipped, not short.
+    nx, ny = np.meshgrid(np.linspace(-1.02, 1.02, gx + 1), np.linspace(-1.02, 1.02, gy + 1))
+    # Table point under each ndc point: invert the plane's homography (world z = 0).
+    Hm = vp[np.ix_([0, 1, 3], [0, 1, 3])].astype(float)
+    pts = np.stack([nx, ny, np.ones_like(nx)], -1) @ np.linalg.inv(Hm).T
+    w = pts[..., 2:3]
+    # Rays at or above the horizon never meet the table: push those points far away.
+    w = np.where(np.abs(w) < 1e-9, 1e-9, w)
+    xy = pts[..., :2] / w
+    xy = np.where(w > 0, xy, xy * -1e3)
+    sx, sy, sr = scene.spot
+    t = np.clip(np.hypot(xy[..., 0] - sx, xy[..., 1] - sy) / sr / 1.5, 0, 1)
+    spot = 1.15 + (0.75 - 1.15) * t * t * (3 - 2 * t)
+    if scene.lights:
+        V = np.concatenate([scene.cam_pos[:2] - xy, np.full(xy.shape[:2] + (1,), scene.cam_pos[2])], -1)
+        V /= np.linalg.norm(V, axis=-1, keepdims=True)
+        h = V + scene.lights[0].direction
+        glare = np.maximum(h[..., 2] / np.linalg.norm(h, axis=-1), 0) ** 60
+    else:
+        glare = np.zeros_like(spot)
+    out = np.concatenate([xy, spot[..., None], glare[..., None], np.zeros_like(spot)[..., None, ], np.zeros_like(spot)[..., None]], -1)
+    return out.astype(np.float32)
+
+
+def shadow_tiles(shade: np.ndarray, tile: int = SHADE_TILE) -> np.ndarray:
+    """NDC triangles (float32 x, y pairs) covering the tiles of `shade` with any shadow."""
+    sh, sw = shade.shape
+    ty, tx = -(-sh // tile), -(-sw // tile)
+    # A tile is drawn if any of its pixels is darkened: max-pool the "dark" mask.
+    dark = np.zeros((ty * tile, tx * tile), np.uint8)
+    dark[:sh, :sw] = shade < 0.998
+    dark = cv2.resize(cv2.dilate(dark, np.ones((tile, tile), np.uint8), anchor=(0, 0)), (tx, ty), interpolation=cv2.INTER_NEAREST)
+    iy, ix = np.nonzero(dark)
+    x0 = ix * tile / sw * 2 - 1
+    x1 = np.minimum((ix + 1) * tile / sw, 1) * 2 - 1
+    y0 = iy * tile / sh * 2 - 1
+    y1 = np.minimum((iy + 1) * tile / sh, 1) * 2 - 1
+    tri = np.stack([x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1], -1)
+    return tri.reshape(-1).astype(np.float32)
 
 
 def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
@@ -560,8 +727,8 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
         h, w = mask.shape
         small = cv2.resize(mask, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (0, 0), sigma / 2)
-        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
-    return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) / 255
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) * np.float32(1 / 255)
+    return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) * np.float32(1 / 255)
 
 
 _RENDERER: Renderer | None = None

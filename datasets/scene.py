@@ -63,7 +63,9 @@ class Camera:
         return self.proj @ self.view
 
     def unproject_to_table(self, u: float, v: float) -> np.ndarray:
-        inv = np.linalg.inv(self.vp)
+        inv = self.__dict__.get("_inv_vp")
+        if inv is None:  # the camera never changes after it is made
+            inv = self.__dict__["_inv_vp"] = np.linalg.inv(self.vp)
         ndc = np.array([2 * u / self.width - 1, 1 - 2 * v / self.height])
         a = inv @ np.array([ndc[0], ndc[1], -1, 1.0])
         b = inv @ np.array([ndc[0], ndc[1], 1, 1.0])
@@ -327,35 +329,64 @@ def _n_weights() -> np.ndarray:
     return w / w.sum()
 
 
-def truth_from_ids(scene: SceneSpec, ids: np.ndarray, name: str, min_pixels: int = 12) -> ImageRead:
-    """Readings with boxes tight around each die's visible pixels."""
+def truth_from_ids(scene: SceneSpec, ids: np.ndarray, name: str, min_pixels: int = 12,
+                   windows: list[tuple[int, int, int, int]] | None = None) -> ImageRead:
+    """Readings with boxes tight around each die's visible pixels.
+
+    `windows` (x0, y0, x1, y1 per die, from `die_windows`) bound where each die can appear,
+    so only those pixels are searched; without them the whole id map is."""
     readings = []
-    if scene.dice:
-        ys, xs = np.nonzero(ids)
-        vals = ids[ys, xs]
-        for k, d in enumerate(scene.dice, start=1):
-            sel = vals == k
-            if int(sel.sum()) < min_pixels:
-                continue
-            x, y = xs[sel], ys[sel]
-            box = (float(x.min()), float(y.min()), float(x.max() + 1), float(y.max() + 1))
-            readings.append(DieReading(type=d.kind, value=d.value, box=box, colour=d.colour, cocked=d.cocked))
+    H, W = ids.shape[:2]
+    for k, d in enumerate(scene.dice, start=1):
+        x0, y0, x1, y1 = windows[k - 1] if windows is not None else (0, 0, W, H)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        m = cv2.compare(ids[y0:y1, x0:x1], k, cv2.CMP_EQ)
+        if cv2.countNonZero(m) < min_pixels:
+            continue
+        bx, by, bw, bh = cv2.boundingRect(m)
+        box = (float(x0 + bx), float(y0 + by), float(x0 + bx + bw), float(y0 + by + bh))
+        readings.append(DieReading(type=d.kind, value=d.value, box=box, colour=d.colour, cocked=d.cocked))
     return ImageRead(image=name, width=scene.width, height=scene.height, dice=reading_order(readings))
 
 
-def render_scene(scene: SceneSpec, eff: fx.Effects | None, name: str) -> tuple[np.ndarray, ImageRead]:
+def die_windows(scene: SceneSpec, distortion: float = 0.0, pad: int = 3) -> list[tuple[int, int, int, int]]:
+    """Pixel rectangle that holds each die's projection (after lens distortion), padded."""
+    vp = scene.proj @ scene.view
+    out = []
+    for d in scene.dice:
+        pts = (geometry.build(d.kind, d.style).vertices * d.scale) @ d.R.T + d.pos
+        h = np.c_[pts, np.ones(len(pts))] @ vp.T
+        if np.any(h[:, 3] <= 1e-6):  # behind the camera: search everywhere
+            out.append((0, 0, scene.width, scene.height))
+            continue
+        uv = np.c_[(h[:, 0] / h[:, 3] + 1) * scene.width / 2, (1 - h[:, 1] / h[:, 3]) * scene.height / 2]
+        if distortion:
+            uv = fx.distort_points(uv, scene.width, scene.height, round(distortion, 2))
+        lo = np.floor(uv.min(0)).astype(int) - pad
+        hi = np.ceil(uv.max(0)).astype(int) + pad + 1
+        out.append((max(0, int(lo[0])), max(0, int(lo[1])), min(scene.width, int(hi[0])), min(scene.height, int(hi[1]))))
+    return out
+
+
+def render_scene(scene: SceneSpec, eff: fx.Effects | None, name: str, jpeg: bool = True) -> tuple[np.ndarray, ImageRead]:
+    """Render, apply webcam effects, read the truth. jpeg=False: see `effects.apply`."""
     img, ids = get_renderer().render(scene)
+    k1 = 0.0
     if eff is not None:
-        img = fx.apply(img, eff)
+        img = fx.apply(img, eff, jpeg=jpeg)
         if eff.distortion:
-            mx, my = fx._distortion_maps(scene.width, scene.height, round(eff.distortion, 2))
-            ids = cv2.remap(ids, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return img, truth_from_ids(scene, ids, name)
+            k1 = eff.distortion
+            ids = fx.distort_ids(ids, k1)
+    return img, truth_from_ids(scene, ids, name, windows=die_windows(scene, k1))
 
 
 def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 640, height: int = 480,
-                 n_dice: int | None = None, effects_strength: float = 1.0) -> tuple[np.ndarray, ImageRead]:
-    """One random table of dice: BGR uint8 image and its truth (values from the poses)."""
+                 n_dice: int | None = None, effects_strength: float = 1.0, defer_jpeg: bool = False):
+    """One random table of dice: BGR uint8 image and its truth (values from the poses).
+
+    defer_jpeg=True returns (image, truth, jpeg quality or 0) with the webcam's JPEG
+    compression left to the caller, who encodes the image at that quality."""
     check_size(width, height)
     ks = parse_kinds(kinds)
     if n_dice is not None and not 0 <= n_dice <= 40:
@@ -363,4 +394,7 @@ def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 
     rng = np.random.default_rng(seed)
     layout = sample_scene(rng, ks, width, height, n_dice)
     eff = fx.sample_effects(rng, effects_strength) if effects_strength > 0 else None
-    return render_scene(layout.scene, eff, f"synth-{seed}")
+    img, read = render_scene(layout.scene, eff, f"synth-{seed}", jpeg=not defer_jpeg)
+    if defer_jpeg:
+        return img, read, (eff.jpeg if eff is not None else 0)
+    return img, read

@@ -17,12 +17,14 @@ SIZE = 512
 
 def _noise(rng: np.random.Generator, size: int, scale: float, aniso: float = 1.0) -> np.ndarray:
     """Periodic band-limited noise in [0,1]; scale ~ feature size in pixels."""
-    white = rng.normal(size=(size, size))
-    fy = np.fft.fftfreq(size)[:, None]
-    fx = np.fft.fftfreq(size)[None, :]
+    # float32 and real FFTs: surfaces are built when a worker first meets them, so their
+    # cost is start-up latency of every synth process.
+    white = rng.standard_normal((size, size), dtype=np.float32)
+    fy = np.fft.fftfreq(size).astype(np.float32)[:, None]
+    fx = np.fft.rfftfreq(size).astype(np.float32)[None, :]
     r2 = (fx * aniso) ** 2 + fy**2
-    filt = np.exp(-r2 * (scale**2) * 2)
-    n = np.real(np.fft.ifft2(np.fft.fft2(white) * filt))
+    filt = np.exp(-r2 * np.float32(scale**2 * 2))
+    n = np.fft.irfft2(np.fft.rfft2(white) * filt, s=(size, size))
     n -= n.min()
     return n / max(n.max(), 1e-9)
 
@@ -93,16 +95,25 @@ def make_surface(kind: str, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img, 0, 1).astype(np.float32)
 
 
-@lru_cache(maxsize=1)
-def pool(per_kind: int = 3) -> list[tuple[str, np.ndarray]]:
-    """The shared pool of surfaces, RGB uint8, built once from a fixed seed."""
-    rng = np.random.default_rng(20260101)
-    out = []
-    for kind in SURFACES:
-        for _ in range(per_kind):
-            img = make_surface(kind, rng)
-            out.append((kind, (img * 255).astype(np.uint8)))
-    return out
+PER_KIND = 3
+N_SURFACES = len(SURFACES) * PER_KIND
+
+
+@lru_cache(maxsize=None)
+def surface(index: int) -> tuple[str, np.ndarray]:
+    """Surface `index` of the pool (kind = SURFACES[index // PER_KIND]), RGB uint8.
+
+    Each entry has its own fixed seed, so a process builds only the surfaces its scenes use
+    and every process builds the same ones."""
+    index %= N_SURFACES
+    kind = SURFACES[index // PER_KIND]
+    img = make_surface(kind, np.random.default_rng([20260101, index]))
+    return kind, (img * 255).astype(np.uint8)
+
+
+def pool() -> list[tuple[str, np.ndarray]]:
+    """The whole pool of surfaces (kind, RGB uint8)."""
+    return [surface(i) for i in range(N_SURFACES)]
 
 
 def mipmap_safe(img: np.ndarray) -> np.ndarray:

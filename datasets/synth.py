@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from dicecam.mechanics.errors import DicecamError, LimitError
@@ -42,6 +43,36 @@ def _render_one(args):
 
     img, read = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height)
     return img, read
+
+
+JPEG_QUALITY = 92  # of written images, unless the webcam's own JPEG quality is lower
+
+
+def _render_for_writer(args):
+    """(image or JPEG bytes, truth) of image i, ready for `Writer.add`.
+
+    For the JPEG formats the frame is encoded here, once: at the simulated webcam's quality
+    when it has one (instead of a JPEG round trip followed by a second encode), else at
+    JPEG_QUALITY. In worker processes this also keeps the encoding off the writing process
+    and sends ~50 kB instead of a raw frame back to it."""
+    seed, i, kinds, width, height, fmt = args
+    from .scene import render_image
+
+    if fmt == "crops":
+        return render_image(image_seed(seed, i), kinds=kinds, width=width, height=height)
+    img, read, quality = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height, defer_jpeg=True)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, min(quality or JPEG_QUALITY, JPEG_QUALITY)])
+    return buf.tobytes(), read
+
+
+def _worker_init(lp_threads: str) -> None:
+    """Runs in each spawned worker before its GL context exists."""
+    import os
+
+    # One rasteriser thread per worker: the workers already fill the cores, and llvmpipe's
+    # own thread pool only adds hand-offs between them.
+    os.environ.setdefault("LP_NUM_THREADS", lp_threads)
+    cv2.setNumThreads(1)
 
 
 def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt: str, clip: bool = False,
@@ -79,19 +110,19 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
                 fh.write(json.dumps(meta, separators=(",", ":")) + "\n")
             clips += 1
     else:
-        jobs = [(seed, i, ks, width, height) for i in range(count)]
+        jobs = [(seed, i, ks, width, height, fmt) for i in range(count)]
         if workers > 1:
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn")
-            with ctx.Pool(workers) as pool:
-                it = pool.imap(_render_one, jobs, chunksize=8)
+            with ctx.Pool(workers, initializer=_worker_init, initargs=("1",)) as pool:
+                it = pool.imap(_render_for_writer, jobs, chunksize=4)
                 for i, (img, read) in enumerate(tqdm(it, total=count, disable=not progress, desc="synth", unit="img")):
                     name = f"s{seed}_{i:06d}"
                     writer.add(name, img, read.model_copy(update={"image": name}))
         else:
             for i, job in enumerate(tqdm(jobs, disable=not progress, desc="synth", unit="img")):
-                img, read = _render_one(job)
+                img, read = _render_for_writer(job)
                 name = f"s{seed}_{i:06d}"
                 writer.add(name, img, read.model_copy(update={"image": name}))
     writer.close()
