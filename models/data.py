@@ -94,17 +94,13 @@ def render_synthetic(out: Path, count: int, seed: int, colours: list[str], *, wo
         (yolo / "labels" / split).mkdir(parents=True, exist_ok=True)
     jobs = [(yolo, seed, i, parse_kinds(None), val_every, colours) for i in range(count)]
     rows, dice = [], 0
-    if workers > 1:
-        import multiprocessing as mp
+    import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(workers) as pool:
-            for n, r in tqdm(pool.imap(_render_and_write, jobs, chunksize=8), total=count,
-                             disable=not progress, desc="render", unit="img"):
-                dice += n
-                rows += r
-    else:
-        for job in tqdm(jobs, disable=not progress, desc="render", unit="img"):
-            n, r = _render_and_write(job)
+    # Always render in worker processes: a GL context in the training process itself has
+    # crashed torch's CUDA build at start-up.
+    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
+        for n, r in tqdm(pool.imap(_render_and_write, jobs, chunksize=8), total=count,
+                         disable=not progress, desc="render", unit="img"):
             dice += n
             rows += r
     _rows_to_set(rows).save(out / "crops.npz")

@@ -1,0 +1,33 @@
+"""Scoring rules of `dicecam eval`: one-to-one box matching, what counts as read right, exact images."""
+
+from __future__ import annotations
+
+from dicecam.mechanics.dice import DieReading
+from dicecam.vision.evaluate import Report, score_image
+
+
+def die(kind, value, box, colour=None):
+    return DieReading(type=kind, value=value, box=box, colour=colour)
+
+
+def test_a_die_is_read_right_only_with_its_box_kind_and_value():
+    report = Report()
+    truth = [die("d6", 3, (0, 0, 10, 10), "red"), die("d20", 17, (50, 50, 70, 70)), die("d8", 2, (100, 0, 110, 10))]
+    pred = [die("d6", 3, (1, 0, 11, 10), "blue"), die("d20", 11, (50, 50, 70, 70))]
+    score_image(report, truth, pred)
+    out = report.to_json()
+    assert out["dice"] == 3 and out["dice_read_right"] == round(1 / 3, 4)
+    assert out["images_exact"] == 0
+    assert out["per_kind"]["d20"]["recall"] == 1 and out["per_kind"]["d20"]["value_accuracy"] == 0
+    assert out["per_kind"]["d8"]["recall"] == 0
+    assert out["colour_accuracy"] == 0
+    pairs = {(c["truth"], c["read"]) for c in out["confusion"]}
+    assert pairs == {("d20 17", "d20 11"), ("d8 2", "missed")}
+
+
+def test_an_extra_die_spoils_an_otherwise_exact_image():
+    report = Report()
+    truth = [die("d4", 1, (0, 0, 10, 10))]
+    score_image(report, truth, truth)
+    score_image(report, truth, truth + [die("d4", 2, (40, 40, 50, 50))])
+    assert report.to_json()["images_exact"] == 0.5
