@@ -13,7 +13,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+# The training smoke test needs torch: this pair is the one that works on a CPU-only machine here
+# (PyPI's newest torchvision breaks beside the CPU torch wheel), so pin it before the extras.
+python3 -m pip install -q --disable-pip-version-check torch==2.14.1 torchvision==0.29.1
+python3 -m pip install -q --disable-pip-version-check -e '.[test,train,openvino]'
 
 # axe-core for the accessibility scan, served locally to the page under test (never from a CDN).
 if [ ! -f .cache/npm/node_modules/axe-core/axe.min.js ]; then
