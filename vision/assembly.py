@@ -4,9 +4,11 @@
 Roll back. It remembers just enough of the previous roll to join follow-up throws to it:
 - contingency: a single die thrown right after a check is its luck die (re-adjudicate the
   original with the `luck` option; the new roll `follows` the first);
-- emergence: after a Wyrd result, the next single d10 throws are base re-rolls;
+- emergence: the base die is the first in reading order, or the die of a named colour; after a
+  Wyrd result, the next single d10 throws are base re-rolls;
 - futile-kingdoms: after a DR of ±5, the next red+white pair adds (the `carry` option);
-- contingency-action resource rolls: the pool shrinks roll after roll (`pool_size`).
+- contingency-action resource rolls: the pool shrinks roll after roll (`pool_size` is the
+  previous roll's `remaining`, so a throw of the wrong number of dice is caught).
 """
 
 from __future__ import annotations
@@ -80,9 +82,10 @@ class RollSession:
     """Assemble rolls for one system; remembers the previous roll for follow-ups."""
 
     def __init__(self, system: str, options: Mapping[str, Any] | None = None, *, resolver: Resolver | None = None,
-                 source: str = "camera") -> None:
+                 source: str = "camera", base_colour: str | None = None) -> None:
         self.resolver = resolver or default_resolver
         self.source = source
+        self.base_colour = base_colour.strip().lower() if base_colour else None
         self.configure(system, options)
 
     def configure(self, system: str, options: Mapping[str, Any] | None = None) -> None:
@@ -98,8 +101,18 @@ class RollSession:
             return None, str(e)
         return (adj.model_dump(mode="json") if hasattr(adj, "model_dump") else dict(adj)), None
 
+    def _arrange(self, dice: list[DieReading]) -> tuple[list[DieReading], str | None]:
+        """Put a role named by colour where the resolver expects it (Emergence reads its base first)."""
+        if self.system != "emergence" or not self.base_colour:
+            return dice, None
+        base = next((d for d in dice if d.colour == self.base_colour), None)
+        if base is None:
+            return dice, f"no {self.base_colour} base die read — roll it with the others or correct the roll"
+        return [base] + [d for d in dice if d is not base], None
+
     def _make(self, dice, options, *, frame_id, follows=None, ts=None) -> Roll:
-        reason = uncertain_reason(dice)
+        dice, reason = self._arrange(list(dice))
+        reason = reason or uncertain_reason(dice)
         adjudication = None
         if reason is None:
             adjudication, reason = self._resolve(dice, options)
@@ -137,7 +150,7 @@ class RollSession:
             opts = {**self.options, "carry": follow["carry"]}
             return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
         if kind == "pool":
-            opts = {**self.options, "mode": "resource", "pool_size": len(dice)}
+            opts = {**self.options, "mode": "resource", "pool_size": follow["remaining"]}
             return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
         return None
 
@@ -162,7 +175,7 @@ class RollSession:
         if self.system == "futile-kingdoms" and adj.get("may_explode"):
             return {**base, "kind": "explode", "id": roll.id, "carry": int(roll.options.get("carry", 0)) + int(adj.get("dr", 0))}
         if self.system == "contingency-action" and self.options.get("mode") == "resource" and not adj.get("depleted"):
-            return {**base, "kind": "pool", "id": roll.id}
+            return {**base, "kind": "pool", "id": roll.id, "remaining": adj.get("remaining")}
         return None
 
     def _original_dice(self, roll: Roll) -> list[DieReading]:

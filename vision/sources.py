@@ -121,9 +121,9 @@ class FrameSource:
             backoff = min(self.max_backoff, backoff * 2)
 
     def frames(self) -> Iterator[tuple[int, np.ndarray]]:
-        """Live: newest frame only (capture thread); finite non-realtime: every frame."""
+        """Realtime: newest frame only (capture thread); otherwise every frame, in order."""
         self._stop.clear()
-        if self.finite and not self.realtime:
+        if not self.realtime:
             for i, f in enumerate(self.raw()):
                 yield i, f
             self.status("stopped", "end of source")
@@ -161,7 +161,8 @@ class FrameSource:
         finally:
             self._stop.set()
             t.join(timeout=2)
-            self.status("stopped", "end of source" if done.is_set() else "stopped")
+            if self.state != "lost":  # "lost" already said why it ended
+                self.status("stopped", "end of source" if done.is_set() else "stopped")
 
 
 def _capture_reader(target, finite: bool):
@@ -184,6 +185,25 @@ def _capture_reader(target, finite: bool):
     return open_
 
 
+def _looping_reader(path: str):
+    """A video played again and again: rewound at its end, never reported as lost."""
+    def open_():
+        cap = cv2.VideoCapture(path)
+        if not cap.isOpened():
+            raise SourceError(f"cannot open {path!r}")
+
+        def read():
+            ok, frame = cap.read()
+            if not ok:
+                cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                ok, frame = cap.read()
+            return frame if ok else None
+
+        return read
+
+    return open_
+
+
 def demo_paths() -> tuple[Path, Path]:
     root = resources.files("dicecam.vision") / "assets"
     mp4, meta = Path(str(root / "demo.mp4")), Path(str(root / "demo.json"))
@@ -197,21 +217,24 @@ def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_dem
     """`0` | `/dev/videoN` | FILE | DIR | rtsp/http URL | `demo`."""
     text = str(spec).strip()
     kw = dict(on_status=on_status, realtime=realtime, max_retries=max_retries)
+    # A camera or a stream runs at its own pace whatever was asked: reading it "as fast as possible"
+    # would only let its buffer fill with stale frames.
+    live = dict(on_status=on_status, realtime=True, max_retries=max_retries)
     if text.isdigit():
-        return FrameSource(text, _capture_reader(int(text), False), **kw)
+        return FrameSource(text, _capture_reader(int(text), False), **live)
     if text.startswith("/dev/video"):
-        return FrameSource(text, _capture_reader(text, False), **kw)
+        return FrameSource(text, _capture_reader(text, False), **live)
     if "://" in text:
         if not text.split("://")[0].lower() in {"rtsp", "rtsps", "http", "https", "rtmp", "udp", "tcp"}:
             raise SourceError(f"unsupported stream URL {text!r} (rtsp, http(s), rtmp, udp, tcp)")
-        return FrameSource(text, _capture_reader(text, False), **kw)
+        return FrameSource(text, _capture_reader(text, False), **live)
     if text == "demo":
         import json
 
         mp4, meta = demo_paths()
         clip_fps = float(json.loads(meta.read_text()).get("fps", 30))
         if loop_demo:
-            return FrameSource("demo", _capture_reader(str(mp4), False), fps=clip_fps, **kw)
+            return FrameSource("demo", _looping_reader(str(mp4)), fps=clip_fps, **kw)
         return FrameSource("demo", _capture_reader(str(mp4), True), fps=clip_fps, finite=True, **kw)
     path = Path(text).expanduser()
     if path.is_dir():

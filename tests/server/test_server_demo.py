@@ -1,4 +1,4 @@
-"""The table page fed by the REAL live pipeline on the demo source (skipped until vision provides it)."""
+"""The table page fed by the REAL live pipeline (shipped reader) on the bundled demo clip."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from dicecam.server.store import RollStore
 
 def test_demo_source_roll_reaches_the_page_and_is_corrected(tmp_path, browser):
     notices: list[str] = []
-    pipeline, reader, _ = build_live("demo", "contingency", {}, notices, say=lambda m: None)
+    # contingency-action: the demo's first roll (three d8, two d6) is a valid action roll
+    pipeline, reader, _ = build_live("demo", "contingency-action", {}, notices, say=lambda m: None)
     if pipeline is None:
         pytest.skip("no live pipeline on the demo source: " + "; ".join(notices))
-    s = make_settings(tmp_path).model_copy(update={"system": "contingency"})
+    s = make_settings(tmp_path).model_copy(update={"system": "contingency-action"})
     store = RollStore(s.db_path)
     with LiveServer(create_app(s, store, pipeline=pipeline, reader=reader, notices=notices)) as srv:
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
@@ -25,6 +26,12 @@ def test_demo_source_roll_reaches_the_page_and_is_corrected(tmp_path, browser):
         rid = page.evaluate("window.__dicecamCurrent")
         roll = store.get(rid)
         assert roll is not None and roll.source == "camera" and roll.dice
+        for _ in range(600):  # the clip's other rolls are not action rolls: wait for one that was adjudicated
+            roll = store.get(page.evaluate("window.__dicecamCurrent"))
+            if roll.status == "settled":
+                break
+            page.wait_for_timeout(100)
+        assert roll.status == "settled" and roll.adjudication["outcome"]
         page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
         SCREENS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENS / "table-demo.png"), full_page=True)

@@ -38,6 +38,16 @@
     }
     const ex = $("explanation");
     ex.replaceChildren(...(adj.explanation || [roll.reason || "Not adjudicated."]).map((t) => D.el("li", { text: t })));
+    if (state.fixing && state.fixing.id !== roll.id) {
+      // A roll landed while a correction is open: the form keeps correcting the roll it was opened for.
+      $("correct-msg").textContent = `A new roll arrived; this form still corrects the roll from ${D.time(state.fixing.ts)}.`;
+    } else {
+      closeCorrection();
+    }
+  }
+
+  function closeCorrection() {
+    state.fixing = null;
     $("correct-form").hidden = true;
     $("correct-btn").hidden = false;
   }
@@ -61,6 +71,7 @@
   function openCorrection() {
     const roll = state.current;
     if (!roll) return;
+    state.fixing = roll;
     $("correct-dice").replaceChildren();
     state.fixSeq = 0;
     roll.dice.forEach((d, i) => correctionRow(d, i));
@@ -72,7 +83,8 @@
 
   async function submitCorrection(e) {
     e.preventDefault();
-    const roll = state.current;
+    const roll = state.fixing;
+    if (!roll) return;
     const dice = [...$("correct-dice").children].map((row) => {
       const i = Number(row.dataset.index), old = i >= 0 ? roll.dice[i] : null;
       const out = { type: row.querySelector("select").value, value: Number(row.querySelector("input").value) };
@@ -86,6 +98,7 @@
     if (!dice.length) { $("correct-msg").textContent = "Not saved: a roll needs at least one die."; return; }
     try {
       const amended = await D.api(`/api/rolls/${roll.id}/amend`, { method: "POST", json: { dice } });
+      state.fixing = null;
       addRoll(amended, true);
       $("current").focus();
     } catch (err) {
@@ -295,7 +308,7 @@
 
   // ---- camera and notices ------------------------------------------------------------------
   function showCamera(cam) {
-    const live = cam && cam.status && !["none", "error", "stopped"].includes(cam.status);
+    const live = cam && cam.status && !["none", "error", "stopped", "lost"].includes(cam.status);
     const img = $("video");
     if (live && img.hidden) { img.src = "/api/video.mjpg"; img.hidden = false; }
     if (!live && !img.hidden) { img.removeAttribute("src"); img.hidden = true; }
@@ -307,8 +320,10 @@
   function showBanner() {
     const msgs = [...(state.notices || [])];
     const cam = state.camera;
-    if (cam && (cam.status === "demo" || cam.source === "demo" || cam.demo)) msgs.unshift(cam.message || "No camera found: showing the demo clip.");
-    if (cam && cam.status === "error") msgs.unshift(cam.message || "The camera failed.");
+    const demo = cam && (cam.status === "demo" || cam.source === "demo" || cam.demo);
+    // The server's notice already says why the demo plays (no camera found, or --source demo).
+    if (demo && !msgs.some((m) => /demo/i.test(m))) msgs.unshift(cam.message || "No camera found: showing the demo clip.");
+    if (cam && ["error", "lost", "retrying"].includes(cam.status)) msgs.unshift(cam.message || "The camera failed.");
     const b = $("banner");
     b.replaceChildren(...[...new Set(msgs)].map((m) => D.el("p", { text: m })));
     b.hidden = msgs.length === 0;
@@ -337,7 +352,7 @@
 
   async function init() {
     $("correct-btn").addEventListener("click", openCorrection);
-    $("correct-cancel").addEventListener("click", () => { $("correct-form").hidden = true; $("correct-btn").hidden = false; $("correct-btn").focus(); });
+    $("correct-cancel").addEventListener("click", () => { closeCorrection(); $("correct-btn").focus(); });
     $("correct-form").addEventListener("submit", submitCorrection);
     $("correct-add").addEventListener("click", () => {
       correctionRow({ type: "d6", value: 1 }, -1);

@@ -1,0 +1,171 @@
+"""The live pipeline: a frame source driving a `Watcher` on a thread, publishing events.
+
+`Pipeline(source, reader, system, options)` is what the server and `dicecam watch` run:
+- `roll.settled` / `roll.uncertain` events carry a `Roll` (the event shape in ARCHITECTURE.md);
+- `camera.status` events tell the source's state (connected, retrying, lost, stopped) with
+  the count of junk frames skipped, so a camera that disappears is a status, never a crash;
+- `latest_frame()` is the newest frame with the dice the live view should box.
+A reader that fails on a frame costs that frame, counted in `stats`, not the pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from statistics import median
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from dicecam.mechanics.dice import DieReading
+from dicecam.mechanics.roll import Event, Roll
+
+from .assembly import RollSession
+from .sources import FrameSource
+from .watcher import PipelineSettings, ReaderFn, Watcher
+
+log = logging.getLogger("dicecam.vision.pipeline")
+
+Subscriber = Callable[[Event], None]
+
+MESSAGES = {
+    "connected": "Camera connected.",
+    "retrying": "Camera lost: retrying.",
+    "lost": "Camera lost: gave up retrying.",
+    "stopped": "Camera stopped.",
+}
+
+
+@dataclass
+class PipelineStats:
+    """What the pipeline has done since it started (for the status API and the benchmark)."""
+
+    frames: int = 0  # frames fed to the motion gate
+    dropped: int = 0  # frames the camera delivered while we were busy (newest-only capture skipped them)
+    reads: int = 0  # frames the reader ran on
+    rolls: int = 0
+    reader_errors: int = 0
+    latencies_ms: deque = field(default_factory=lambda: deque(maxlen=100))  # first still frame -> event
+
+    def summary(self) -> dict[str, Any]:
+        lat = list(self.latencies_ms)
+        return {"frames": self.frames, "dropped": self.dropped, "reads": self.reads, "rolls": self.rolls,
+                "reader_errors": self.reader_errors,
+                "latency_ms_median": round(median(lat), 1) if lat else None}
+
+
+def _event(type_: str, data: dict[str, Any]) -> Event:
+    return Event(type=type_, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), data=data)
+
+
+class Pipeline:
+    def __init__(self, source: FrameSource, reader: ReaderFn, system: str, options: Mapping[str, Any] | None = None,
+                 settings: PipelineSettings | None = None, *, warm_up: bool = True) -> None:
+        self.source = source
+        self.settings = settings or PipelineSettings()
+        session = RollSession(system, options, source="camera", base_colour=self.settings.base_colour)
+        self.watcher = Watcher(reader, session, self.settings)
+        self.warm_up = warm_up
+        self.status = "starting"
+        self.stats = PipelineStats()
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+        self._pending: tuple[str, dict[str, Any]] | None = None
+        self._latest: tuple[int, np.ndarray, list[DieReading]] | None = None
+        self._thread: threading.Thread | None = None
+        self._outer_status = source.on_status
+        source.on_status = self._on_source_status
+
+    # -- the server's side ------------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber) -> None:
+        self._subscribers.append(callback)
+
+    def configure(self, system: str, options: Mapping[str, Any] | None = None) -> None:
+        """Takes effect before the next frame (applied on the pipeline's own thread)."""
+        with self._lock:
+            self._pending = (system, dict(options or {}))
+
+    def latest_frame(self) -> tuple[int, np.ndarray, list[DieReading]] | None:
+        with self._lock:
+            return self._latest
+
+    def start(self) -> None:
+        """Run on a background thread (the server); returns at once."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._thread = threading.Thread(target=self.run, name="dicecam-pipeline", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.source.stop()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Feed every frame the source gives to the watcher until the source ends or stop()."""
+        if self.warm_up:
+            self._warm()
+        last_id = -1
+        for frame_id, frame in self.source.frames():
+            t = time.monotonic()
+            self._apply_config()
+            if last_id >= 0 and frame_id > last_id + 1:
+                self.stats.dropped += frame_id - last_id - 1
+            last_id = frame_id
+            self.stats.frames += 1
+            try:
+                roll = self.watcher.feed(frame_id, frame, t)
+            except Exception as e:  # a reader that fails on one frame must not end the pipeline
+                self.stats.reader_errors += 1
+                log.warning("reader failed on frame %d: %s", frame_id, e)
+                roll = None
+            self.stats.reads = self.watcher.reads
+            with self._lock:
+                self._latest = (frame_id, frame, list(self.watcher.shown))
+            if roll is not None:
+                self.stats.rolls += 1
+                if self.watcher.still_at is not None:
+                    self.stats.latencies_ms.append((time.monotonic() - self.watcher.still_at) * 1000)
+                self._publish(_event(f"roll.{roll.status}", roll.model_dump(mode="json")))
+
+    def _warm(self) -> None:
+        """One read of a blank frame, so the first roll does not pay the runtime's start-up."""
+        try:
+            self.watcher.reader(np.full((480, 640, 3), 90, np.uint8))
+        except Exception as e:
+            log.warning("reader warm-up failed: %s", e)
+
+    def _apply_config(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            self.watcher.session.configure(*pending)
+
+    def _on_source_status(self, info: dict) -> None:
+        state = info.get("state", "stopped")
+        self.status = {"connected": "running"}.get(state, state)
+        message = MESSAGES.get(state, state)
+        if self.source.spec == "demo" and state == "connected":
+            message = "Showing the bundled demo clip, not a camera."
+        if state == "stopped" and info.get("detail") == "end of source":
+            message = "The source ended."
+        elif info.get("detail") and state in ("retrying", "lost"):
+            message = f"{message[:-1]} ({info['detail']})."
+        data = {"status": self.status, "message": message, "source": self.source.spec,
+                "skipped_frames": int(info.get("skipped_frames", 0))}
+        self._publish(_event("camera.status", data))
+        if self._outer_status is not None:
+            self._outer_status(info)
+
+    def _publish(self, event: Event) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:  # one bad subscriber must not silence the others or stop the camera
+                log.exception("a pipeline subscriber failed")
