@@ -116,7 +116,8 @@ def render_clip(seed: int, *, kinds: Sequence[str] | None = None, width: int = 6
     for i in range(n_frames):
         t = i / fps
         scene = copy.copy(layout.scene)
-        scene.dice = [m.at(t) for m in motions]
+        # A die not yet thrown is still in the hand, not lying motionless where its path begins.
+        scene.dice = [m.at(t) for m in motions if t >= m.t0]
         img, read = render_scene(scene, eff, f"frame-{i:05d}")
         frames.append(img)
         reads.append(read)

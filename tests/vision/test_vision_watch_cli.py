@@ -1,0 +1,75 @@
+"""`dicecam watch`: one line per settled roll on stdout, camera changes on stderr, bad input in one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dicecam.mechanics.roll import Event, Roll
+from dicecam.server.cli import main
+from dicecam.vision.sources import demo_paths
+
+
+def watch(*args):
+    return subprocess.run([sys.executable, "-m", "dicecam.server.cli", "watch", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def demo_truth() -> list[dict]:
+    return json.loads(demo_paths()[1].read_text())["rolls"]
+
+
+def test_watching_the_demo_as_jsonl_prints_one_event_per_roll_with_the_clip_labels():
+    r = watch("--source", "demo", "--system", "contingency-action", "--jsonl", "--fast")
+    assert r.returncode == 0, r.stderr
+    events = [Event.model_validate_json(line) for line in r.stdout.splitlines()]
+    truth = demo_truth()
+    assert len(events) == len(truth)
+    for event, roll in zip(events, truth):
+        got = Roll.model_validate(event.data)
+        assert roll["settled_at"] <= got.frame_id < roll["moves_at"]
+        assert sorted((d.type.value, d.value, d.colour) for d in got.dice) == \
+            sorted((d["type"], d["value"], d["colour"]) for d in roll["truth"]["dice"])
+    first = events[0]
+    assert first.type == "roll.settled" and first.data["adjudication"]["outcome"] == "messy"  # d8s 2 6 2, no pressure six
+    assert events[1].type == "roll.uncertain" and "d10" in events[1].data["reason"], "a d10 is no action die"
+    assert "demo clip" in r.stderr and "ended" in r.stderr
+
+
+def test_the_human_form_gives_each_roll_its_dice_and_verdict_on_one_line(capsys):
+    assert main(["watch", "--source", "demo", "--system", "contingency-action", "--fast", "--max-rolls", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("[frame ") and "d8:6:blue" in lines[0] and "Messy" in lines[0]
+    assert "uncertain:" in lines[1]
+
+
+def test_system_options_reach_the_verdict(capsys):
+    assert main(["watch", "--source", "demo", "--system", "futile-kingdoms", "--modifier", "+2", "--fast", "--jsonl",
+                 "--max-rolls", "3"]) == 0
+    third = Event.model_validate_json(capsys.readouterr().out.splitlines()[2])
+    adj = third.data["adjudication"]  # the clip's third roll is a red and a white d6, both 2
+    assert adj["modifier"] == 2 and adj["result"] == adj["dr"] + 2
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--source", "demo", "--system", "poker"], "unknown system"),
+    (["--source", "/no/such/clip.mp4"], "bad source"),
+    (["--source", "ftp://example.org/cam"], "unsupported stream"),
+    (["--source", "demo", "--system", "contingency-action", "--target", "5"], "does not apply"),
+    (["--source", "demo", "--settle-frames", "0"], "--settle-frames"),
+    (["--source", "demo", "--max-rolls", "0"], "--max-rolls"),
+    (["--source", "demo", "--system", "contingency", "--target", "99"], "target"),
+])
+def test_bad_input_is_one_line_and_exit_status_2(args, says):
+    r = watch(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_empty_folder_is_refused(tmp_path):
+    r = watch("--source", tmp_path)
+    assert r.returncode == 2 and "no images" in r.stderr

@@ -1,0 +1,253 @@
+"""`dicecam bench --live`: the live pipeline's speed, latency, idle CPU and roll accuracy.
+
+Everything runs the real Pipeline with the shipped reader on frames held in memory (so the
+figures are the pipeline's, not the disk's), except the one row that decodes a video file
+the way a camera's frames are decoded. One JSON row per measurement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from statistics import median
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.dice import DieReading
+
+from .pipeline import Pipeline
+from .sources import FrameSource, demo_paths, open_source
+
+SYSTEM = "contingency-action"  # any system: the figures do not depend on the rules
+
+
+def _demo() -> tuple[list[np.ndarray], dict]:
+    mp4, meta = demo_paths()
+    cap = cv2.VideoCapture(str(mp4))
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    cap.release()
+    return frames, json.loads(meta.read_text())
+
+
+def _memory_source(frames: Sequence[np.ndarray], *, fps: float | None, loop: bool, stamps: list[float] | None = None):
+    """Frames from memory; with `stamps`, the time each frame was handed over is recorded by index."""
+    def opener():
+        i = [0]
+
+        def read():
+            if i[0] >= len(frames):
+                if not loop:
+                    raise StopIteration
+                i[0] = 0
+            i[0] += 1
+            return frames[i[0] - 1]
+
+        return read
+
+    source = FrameSource("memory", opener, fps=fps, finite=not loop, realtime=fps is not None)
+    if stamps is not None:
+        raw = source.raw
+
+        def stamped():
+            for f in raw():
+                stamps.append(time.monotonic())
+                yield f
+
+        source.raw = stamped  # type: ignore[method-assign]
+    return source
+
+
+def _pct(values: Sequence[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 2) if len(values) else None
+
+
+def max_rate(frames, reader) -> dict:
+    """Every demo frame through the pipeline as fast as it goes (motion gate + reads at each rest)."""
+    p = Pipeline(_memory_source(frames, fps=None, loop=False), reader, SYSTEM)
+    t = time.perf_counter()
+    p.run()
+    dt = time.perf_counter() - t
+    return {"bench": "live", "what": "max sustainable frame rate (demo clip, every frame, shipped reader)",
+            "fps": round(p.stats.frames / dt, 1), "frames": p.stats.frames, "reads": p.stats.reads,
+            "rolls": p.stats.rolls, "goal_fps": 60}
+
+
+def gate_rate(frames, repeats: int = 3) -> dict:
+    from .motion import MotionGate
+
+    best = 0.0
+    for _ in range(repeats):
+        gate = MotionGate()
+        t = time.perf_counter()
+        for f in frames:
+            gate.update(f)
+        best = max(best, len(frames) / (time.perf_counter() - t))
+    return {"bench": "live", "what": "motion gate alone, 640x480", "fps": round(best, 1),
+            "ms_per_frame": round(1000 / best, 3)}
+
+
+def sustained(frames, reader, seconds: float, fps: float = 30.0) -> dict:
+    """A 30 fps camera (the demo clip looping from memory): lag of each processed frame behind
+    its capture, in the first and second half of the run, frames dropped, and event latency."""
+    stamps: list[float] = []
+    source = _memory_source(frames, fps=fps, loop=True, stamps=stamps)
+    p = Pipeline(source, reader, SYSTEM)
+    done: list[tuple[int, float]] = []
+    feed = p.watcher.feed
+
+    def timed(frame_id, frame, t=None):
+        roll = feed(frame_id, frame, t)
+        done.append((frame_id, time.monotonic()))
+        return roll
+
+    p.watcher.feed = timed  # type: ignore[method-assign]
+    p.start()
+    time.sleep(seconds)
+    p.stop()
+    lags = [(t - stamps[i]) * 1000 for i, t in done if i < len(stamps)]
+    half = len(lags) // 2
+    produced = len(stamps)
+    return {"bench": "live", "what": f"{fps:.0f} fps 640x480 source for {seconds:.0f} s (shipped reader)",
+            "frames_captured": produced, "frames_processed": len(done),
+            "dropped_share": round(1 - len(done) / max(1, produced), 4),
+            "lag_ms_median_first_half": _pct(lags[:half], 50), "lag_ms_median_second_half": _pct(lags[half:], 50),
+            "lag_ms_p95": _pct(lags, 95), "lag_ms_max": _pct(lags, 100),
+            "rolls": p.stats.rolls,
+            "latency_ms_median": _pct(list(p.stats.latencies_ms), 50),
+            "latency_ms_max": _pct(list(p.stats.latencies_ms), 100),
+            "latency_goal_ms": 100,
+            "note": "latency: first still frame (end of the settle window) to the roll event"}
+
+
+def _cpu_share(pipeline: Pipeline, seconds: float, warm: float = 1.0) -> float:
+    pipeline.start()
+    time.sleep(warm)  # past start-up and the first (empty) look at the table
+    c0, t0 = time.process_time(), time.monotonic()
+    time.sleep(seconds)
+    c1, t1 = time.process_time(), time.monotonic()
+    pipeline.stop()
+    return 100 * (c1 - c0) / (t1 - t0)
+
+
+def idle_cpu(frames, reader, seconds: float) -> list[dict]:
+    """CPU while nothing moves: a still table at 30 fps, from memory and decoded from a video."""
+    still = frames[0]
+    rows = []
+    p = Pipeline(_memory_source([still], fps=30.0, loop=True), reader, SYSTEM)
+    rows.append({"bench": "live", "what": "CPU while the table is still, 30 fps from memory",
+                 "cpu_percent_of_one_core": round(_cpu_share(p, seconds), 2), "goal_percent": 10})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "still.mp4")
+        writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), 30, (still.shape[1], still.shape[0]))
+        rng = np.random.default_rng(0)
+        for _ in range(60):  # sensor noise, so the decoder has real work, looped
+            noisy = np.clip(still.astype(np.int16) + rng.integers(-2, 3, still.shape), 0, 255).astype(np.uint8)
+            writer.write(noisy)
+        writer.release()
+        from .sources import _looping_reader
+
+        source = FrameSource("still.mp4", _looping_reader(path), fps=30.0)
+        p = Pipeline(source, reader, SYSTEM)
+        rows.append({"bench": "live", "what": "CPU while the table is still, 30 fps decoded from a video (like a camera)",
+                     "cpu_percent_of_one_core": round(_cpu_share(p, seconds), 2), "goal_percent": 10})
+    return rows
+
+
+def _labels(dice) -> list[tuple]:
+    out = []
+    for d in dice:
+        d = d if isinstance(d, dict) else d.model_dump(mode="json")
+        out.append((d["type"], d["value"], d.get("colour")))
+    return sorted(out)
+
+
+def _score(events: list[dict], rolls: list[dict], n_frames: int) -> dict:
+    """Events against rolls with known settle frames: one per roll, none in motion, labels right."""
+    one, during, right, after = 0, 0, 0, []
+    for k, roll in enumerate(rolls):
+        start = rolls[k - 1]["moves_at"] if k else 0
+        end = rolls[k + 1]["settled_at"] if k + 1 < len(rolls) else n_frames
+        mine = [e for e in events if start <= e["frame_id"] < end]
+        during += sum(1 for e in mine if e["frame_id"] < roll["settled_at"])
+        at_rest = [e for e in mine if roll["settled_at"] <= e["frame_id"] < roll.get("moves_at", n_frames)]
+        if len(mine) == 1 and at_rest:
+            one += 1
+            after.append(at_rest[0]["frame_id"] - roll["settled_at"])
+            right += _labels(at_rest[0]["dice"]) == _labels(roll["dice"])
+    return {"rolls": len(rolls), "events": len(events), "exactly_one_event": one, "events_in_motion": during,
+            "readings_equal_labels": right,
+            "frames_after_settle_marker_median": median(after) if after else None}
+
+
+def _events_of(source, reader: Callable[[np.ndarray], list[DieReading]], system: str = SYSTEM) -> list[dict]:
+    p = Pipeline(source, reader, system)
+    events: list[dict] = []
+    p.subscribe(lambda e: events.append(e.data) if e.type.startswith("roll.") else None)
+    p.run()
+    return events
+
+
+def demo_accuracy(frames, meta, reader) -> dict:
+    rolls = [{"settled_at": r["settled_at"], "moves_at": r["moves_at"], "dice": r["truth"]["dice"]} for r in meta["rolls"]]
+    events = _events_of(_memory_source(frames, fps=None, loop=False), reader)
+    return {"bench": "live", "what": "bundled demo clip, shipped reader", **_score(events, rolls, len(frames))}
+
+
+def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
+    """Rendered single-roll clips (random dice, tables, lights): the shipped reader, and an oracle
+    reader that knows each frame's labels (the pipeline's own share of the errors)."""
+    from dicecam.datasets.clip import render_clip
+
+    clips = [render_clip(seed + i, hold_s=1.0) for i in range(count)]
+    rows = []
+    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", _oracle)):
+        events, rolls, offset = [], [], 0
+        for c in clips:
+            got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
+            events += [{**e, "frame_id": e["frame_id"] + offset} for e in got]
+            rolls.append({"settled_at": c.settled_at + offset, "moves_at": len(c.frames) + offset, "dice": c.truth.dice})
+            offset += len(c.frames)
+        rows.append({"bench": "live", "what": f"{count} rendered clips, {name}", **_score(events, rolls, offset)})
+    return rows
+
+
+def _oracle(clip):
+    import hashlib
+
+    def key(f):
+        return hashlib.blake2b(f.tobytes(), digest_size=16).digest()
+
+    seen = {key(f): r.dice for f, r in zip(clip.frames, clip.per_frame)}
+    return lambda frame: list(seen.get(key(frame), []))
+
+
+def bench_live(quick: bool = False) -> list[dict]:
+    from .read import Reader
+
+    frames, meta = _demo()
+    reader = Reader.load()
+    reader(frames[0])  # load and warm the runtime once, outside every timing
+    rows = [gate_rate(frames), max_rate(frames, reader), sustained(frames, reader, 10 if quick else 30)]
+    rows += idle_cpu(frames, reader, 3 if quick else 10)
+    rows.append(demo_accuracy(frames, meta, reader))
+    try:
+        rows += clip_accuracy(reader, 4 if quick else 16)
+    except Exception as e:  # no GL on this machine: the rendered clips cannot be made
+        rows.append({"bench": "live", "what": "rendered clips", "skipped": str(e)})
+    return rows
+
+
+if __name__ == "__main__":  # python -m dicecam.vision.bench_live [--quick]
+    import sys
+
+    for row in bench_live("--quick" in sys.argv):
+        print(json.dumps(row), flush=True)
