@@ -153,9 +153,9 @@ def idle_cpu(frames, reader, seconds: float) -> list[dict]:
             noisy = np.clip(still.astype(np.int16) + rng.integers(-2, 3, still.shape), 0, 255).astype(np.uint8)
             writer.write(noisy)
         writer.release()
-        from .sources import _looping_reader
+        from .sources import _capture_reader
 
-        source = FrameSource("still.mp4", _looping_reader(path), fps=30.0)
+        source = FrameSource("still.mp4", _capture_reader(path, False, loop=True), fps=30.0)
         p = Pipeline(source, reader, SYSTEM)
         rows.append({"bench": "live", "what": "CPU while the table is still, 30 fps decoded from a video (like a camera)",
                      "cpu_percent_of_one_core": round(_cpu_share(p, seconds), 2), "goal_percent": 10})

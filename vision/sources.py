@@ -165,7 +165,9 @@ class FrameSource:
                 self.status("stopped", "end of source" if done.is_set() else "stopped")
 
 
-def _capture_reader(target, finite: bool):
+def _capture_reader(target, finite: bool, loop: bool = False):
+    """Frames through OpenCV. At the end of a file: StopIteration when `finite`; when `loop`, rewind
+    and go on (the demo clip, never reported as lost); a live camera returns None at a glitch."""
     def open_():
         cap = cv2.VideoCapture(target)
         if not cap.isOpened():
@@ -173,31 +175,15 @@ def _capture_reader(target, finite: bool):
 
         def read():
             ok, frame = cap.read()
+            if not ok and loop:
+                cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                ok, frame = cap.read()
             if not ok:
                 if finite:
                     cap.release()
                     raise StopIteration
                 return None
             return frame
-
-        return read
-
-    return open_
-
-
-def _looping_reader(path: str):
-    """A video played again and again: rewound at its end, never reported as lost."""
-    def open_():
-        cap = cv2.VideoCapture(path)
-        if not cap.isOpened():
-            raise SourceError(f"cannot open {path!r}")
-
-        def read():
-            ok, frame = cap.read()
-            if not ok:
-                cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
-                ok, frame = cap.read()
-            return frame if ok else None
 
         return read
 
@@ -234,7 +220,7 @@ def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_dem
         mp4, meta = demo_paths()
         clip_fps = float(json.loads(meta.read_text()).get("fps", 30))
         if loop_demo:
-            return FrameSource("demo", _looping_reader(str(mp4)), fps=clip_fps, **kw)
+            return FrameSource("demo", _capture_reader(str(mp4), False, loop=True), fps=clip_fps, **kw)
         return FrameSource("demo", _capture_reader(str(mp4), True), fps=clip_fps, finite=True, **kw)
     path = Path(text).expanduser()
     if path.is_dir():

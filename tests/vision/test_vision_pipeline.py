@@ -304,3 +304,14 @@ def test_start_runs_in_the_background_shows_the_newest_frame_and_stop_ends_an_en
 
 
 PAIR_READINGS: list[DieReading] = [d.reading() for d in PAIR]
+
+
+def test_the_demo_source_loops_like_a_camera_without_ever_reporting_it_lost():
+    seen: list[str] = []
+    source = open_source("demo", realtime=False, on_status=lambda info: seen.append(info["state"]))
+    n_clip = json.loads(demo_paths()[1].read_text())["frames"]
+    count = 0
+    for count, _ in enumerate(source.frames(), start=1):
+        if count > n_clip + 50:
+            source.stop()
+    assert count > n_clip and "retrying" not in seen and seen[0] == "connected"
