@@ -20,11 +20,17 @@ LABELS = {1: "Worst", 2: "Almost the Worst", 3: "Bad", 4: "Close to Even", 5: "E
           7: "Good", 8: "Almost the Best", 9: "Best"}
 # Outcome words: the labels, lower case, best first. "close to even" covers both 4 and 6.
 OUTCOMES = ("best", "almost the best", "good", "close to even", "even", "bad", "almost the worst", "worst")
-WYRD_NAMES = {1: "Wyrd", 2: "Double Wyrd", 3: "Triple Wyrd"}
+# The seed's names: "Wyrd, Double Wyrd, Triple Wyrd or Third Wyrd, Fourth Wyrd etc."
+WYRD_NAMES = {1: "Wyrd", 2: "Double Wyrd", 3: "Triple Wyrd", 4: "Fourth Wyrd", 5: "Fifth Wyrd", 6: "Sixth Wyrd",
+              7: "Seventh Wyrd", 8: "Eighth Wyrd", 9: "Ninth Wyrd", 10: "Tenth Wyrd"}
 
 
 def wyrd_name(n: int) -> str:
-    return WYRD_NAMES.get(n, f"{n}th Wyrd") if n else ""
+    return WYRD_NAMES.get(n, f"{n}{_suffix(n)} Wyrd") if n else ""
+
+
+def _suffix(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 class EmergenceOptions(SystemOptions):

@@ -129,21 +129,25 @@ def resolve_chance(dice: Sequence[DieReading], opts: ChanceOptions) -> ChanceAdj
                               percent=opts.percent, threshold=threshold, happens=happens)
 
 
-def table_roll(dice: Sequence[DieReading], opts: TableOptions) -> tuple[int, list[RolledDie]]:
+def table_value(rolled: int, opts: TableOptions) -> int:
+    """The value a table reads for a rolled face: a zero is 0 if a row covers 0, else the top of
+    the die (00 + 0 is 100 on a 1-100 table, a d10 0 is 10). Resolve and odds both use this."""
     covered = {v for r in opts.rows for v in range(r.low, r.high + 1)}
+    if rolled != 0 or 0 in covered:
+        return rolled
+    if opts.die == "d100":
+        return 100 if 100 in covered else 0
+    return 10 if opts.die == "d10" else rolled
+
+
+def table_roll(dice: Sequence[DieReading], opts: TableOptions) -> tuple[int, list[RolledDie]]:
     if opts.die == "d100":
         tens, ones = percentile_pair(dice, opts.tens_colour)
-        v = percentile_value(tens, ones)
-        # A 1-100 table reads 00 + 0 as 100.
-        if v == 0 and 0 not in covered and 100 in covered:
-            v = 100
-        return v, _pair_dice(dice, tens, ones)
+        return table_value(percentile_value(tens, ones), opts), _pair_dice(dice, tens, ones)
     if len(dice) != 1 or dice[0].type.value != opts.die:
         raise RulesError(f"this table is rolled with one {opts.die}, read {', '.join(d.type.value for d in dice) or 'nothing'}")
     d = dice[0]
-    v = d.value
-    if d.type is DieType.d10 and v == 0 and 0 not in covered:
-        v = 10
+    v = table_value(d.value, opts)
     return v, [RolledDie(**d.model_dump(), role="table", effective=v if v != d.value else None)]
 
 
@@ -192,15 +196,12 @@ def odds_chance(pool: Sequence[DieType], opts: ChanceOptions) -> Odds:
 
 
 def odds_table(pool: Sequence[DieType], opts: TableOptions) -> Odds:
-    faces = list(range(1, 101)) if opts.die == "d100" else list(range(1, int(opts.die[1:]) + 1))
+    # The faces as they are rolled (a d100 roll is 0-99, a d10 shows 0-9), read as resolve reads them.
+    faces = {"d100": range(100), "d10": range(10)}.get(opts.die) or range(1, int(opts.die[1:]) + 1)
     counts: dict[str, Fraction] = {}
     names: list[str] = []
-    for v in faces:
-        i = lookup(opts.rows, v)
-        if i is None and opts.die == "d100" and v == 100:
-            i = lookup(opts.rows, 0)
-        if i is None and opts.die == "d10" and v == 10:
-            i = lookup(opts.rows, 0)
+    for rolled in faces:
+        i = lookup(opts.rows, table_value(rolled, opts))
         name = f"{i + 1}: {opts.rows[i].text}"[:120] if i is not None else "no row"
         if name not in counts:
             names.append(name)

@@ -38,7 +38,8 @@ def _centre(d: DieReading) -> tuple[float, float]:
 
 def pair_percentile(dice: Sequence[DieReading]) -> list[DieReading]:
     """Put each d00 right before its nearest d10 (by box centre) so the resolver reads the pairs
-    in order; unpaired dice keep reading order after the pairs."""
+    in order. Pairing is greedy in reading order (each d00 takes the nearest d10 still free).
+    After the pairs: the unpaired d10s, then the other dice, each in reading order."""
     ordered = reading_order(dice)
     tens = [d for d in ordered if d.type is DieType.d00]
     ones = [d for d in ordered if d.type is DieType.d10]
@@ -127,10 +128,14 @@ class RollSession:
             return None
         dice = pair_percentile(readings) if any(d.type is DieType.d00 for d in readings) else reading_order(readings)
         follow = self._follow
-        self._follow = None
         roll = None
         if follow is not None and self.last is not None:
             roll = self._follow_up(follow, dice, frame_id, ts)
+        if roll is not None and roll.status == "uncertain":
+            # A follow-up throw with a cocked or doubtful die is thrown again: the chain stays open,
+            # so the re-throw still joins the roll it belongs to (a carry or a shrunken pool kept).
+            self.last = roll
+            return roll
         if roll is None:
             roll = self._make(dice, self.options, frame_id=frame_id, ts=ts)
         self.last = roll
@@ -142,10 +147,10 @@ class RollSession:
         kind = follow["kind"]
         if kind == "luck" and len(dice) == 1:
             opts = {**follow["options"], "luck": f"{dice[0].type.value}:{dice[0].value}"}
-            return self._make_with(follow["dice"], list(dice), opts, frame_id, ts, follow["id"])
+            return self._make_with(follow["dice"], [], list(dice), opts, frame_id, ts, follow["id"])
         if kind == "reroll" and len(dice) == 1 and dice[0].type is DieType.d10:
             opts = {**follow["options"], "rerolls": list(follow["options"].get("rerolls", [])) + [dice[0].value]}
-            return self._make_with(follow["dice"], list(dice), opts, frame_id, ts, follow["id"])
+            return self._make_with(follow["dice"], follow["extra"], list(dice), opts, frame_id, ts, follow["id"])
         if kind == "explode" and len(dice) == 2:
             opts = {**self.options, "carry": follow["carry"]}
             return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
@@ -154,23 +159,26 @@ class RollSession:
             return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
         return None
 
-    def _make_with(self, original, extra, opts, frame_id, ts, follows) -> Roll:
-        """Re-adjudicate the original dice with a follow-up option; the follow-up die is
-        uncertain-checked too but not passed as a die (it travels in the option)."""
-        reason = uncertain_reason(extra)
+    def _make_with(self, original, earlier, new, opts, frame_id, ts, follows) -> Roll:
+        """Re-adjudicate the original dice with a follow-up option; the follow-up dice (`earlier`
+        ones and the `new` throw) travel in the option, not as dice, and the new one is
+        uncertain-checked too. The Roll lists every die: original, earlier follow-ups, new."""
+        reason = uncertain_reason(new)
         roll = self._make(original, opts, frame_id=frame_id, ts=ts, follows=follows)
         if reason:
             roll = roll.model_copy(update={"status": "uncertain", "reason": reason, "adjudication": None})
-        return roll.model_copy(update={"dice": list(original) + list(extra)})
+        return roll.model_copy(update={"dice": list(original) + list(earlier) + list(new)})
 
     def _next_follow(self, roll: Roll) -> dict[str, Any] | None:
         adj = roll.adjudication
         if roll.status != "settled" or not adj:
             return None
-        base = {"id": roll.follows or roll.id, "options": roll.options, "dice": self._original_dice(roll)}
+        original = self._original_dice(roll)
+        base = {"id": roll.follows or roll.id, "options": roll.options, "dice": original,
+                "extra": list(roll.dice[len(original):])}
         if self.system == "contingency" and "luck" not in roll.options:
             return {**base, "kind": "luck"}
-        if self.system == "emergence" and adj.get("wyrd") and not adj.get("disrupted"):
+        if self.system == "emergence" and adj.get("outcome") == "reroll":  # a Wyrd base not yet re-rolled to a face
             return {**base, "kind": "reroll"}
         if self.system == "futile-kingdoms" and adj.get("may_explode"):
             return {**base, "kind": "explode", "id": roll.id, "carry": int(roll.options.get("carry", 0)) + int(adj.get("dr", 0))}

@@ -1,8 +1,8 @@
 """Vote the readings of a few still frames into one set of dice.
 
-Dice are matched across frames by box IoU against the first frame's dice; each die keeps
-the majority (type, value); confidence = agreement x mean confidence. A die seen in under
-half the frames is dropped; a die whose frames disagree is marked uncertain.
+Dice are matched across frames by box IoU; each die keeps the majority (type, value), colour,
+cocked and uncertain flags; confidence = share of frames agreeing x their mean confidence. A
+die seen in under half the frames is dropped; a die whose frames disagree is marked uncertain.
 """
 
 from __future__ import annotations
@@ -52,16 +52,21 @@ def vote(frames: Sequence[Sequence[DieReading]], *, min_iou: float = 0.3, min_ag
             continue  # a flicker seen in under half the frames
         counts = Counter((d.type, d.value) for d in track)
         (kind, value), top = counts.most_common(1)[0]
-        agreement = top / n
+        # Doubt comes from frames that saw the die and disagree; a frame that missed it only
+        # lowers the confidence (the detector blinked, the face did not change).
+        agreement = top / len(track)
         winners = [d for d in track if (d.type, d.value) == (kind, value)]
         confs = [d.confidence for d in winners if d.confidence is not None]
-        conf = agreement * (sum(confs) / len(confs) if confs else 1.0)
+        conf = (top / n) * (sum(confs) / len(confs) if confs else 1.0)
         colours = Counter(d.colour for d in winners).most_common(1)[0][0]
-        base = winners[-1]
-        out.append(base.model_copy(update={
+
+        def most(flag: str) -> bool:  # a tie counts: better to ask than to trust a doubtful die
+            return sum(getattr(d, flag) for d in winners) * 2 >= len(winners) and any(getattr(d, flag) for d in winners)
+
+        out.append(winners[-1].model_copy(update={
             "confidence": round(min(1.0, conf), 4),
             "colour": colours,
-            "cocked": any(d.cocked for d in winners) and sum(d.cocked for d in winners) * 2 >= len(winners),
-            "uncertain": base.uncertain or agreement < min_agreement,
+            "cocked": most("cocked"),
+            "uncertain": most("uncertain") or agreement < min_agreement,
         }))
     return reading_order(out)

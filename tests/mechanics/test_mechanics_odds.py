@@ -198,3 +198,24 @@ def test_odds_caps_and_bad_pools():
         registry.odds("contingency", ["d6", "d8"])
     with pytest.raises(RulesError):
         registry.odds("house-games", ["d6"])
+
+
+@pytest.mark.parametrize("table", [
+    {"die": "d100", "rows": [{"low": 0, "high": 0, "text": "zero"}, {"low": 1, "high": 99, "text": "most"},
+                             {"low": 100, "high": 100, "text": "hundred"}]},
+    {"die": "d100", "rows": [{"low": 1, "high": 10, "text": "low"}, {"low": 91, "high": 100, "text": "high"}]},
+    {"die": "d10", "rows": [{"low": 1, "high": 5, "text": "low"}, {"low": 6, "high": 10, "text": "high"}]},
+    {"die": "d10", "rows": [{"low": 0, "high": 4, "text": "low"}, {"low": 5, "high": 9, "text": "high"}]},
+])
+def test_table_odds_are_what_resolve_gives_over_every_face(table):
+    """Odds count each face as resolve reads it (a zero is 0 when a row covers 0, else the die's top)."""
+    if table["die"] == "d100":
+        throws = [[DieReading(type="d00", value=10 * t), DieReading(type="d10", value=o)] for t in range(10) for o in range(10)]
+    else:
+        throws = [[DieReading(type="d10", value=v)] for v in range(10)]
+    counts = Counter()
+    for dice in throws:
+        a = registry.resolve("table", dice, table)
+        counts[f"{a.row}: {a.text}" if a.row else "no row"] += 1
+    got = {o.outcome: Fraction(o.fraction) for o in registry.odds("table", [], table).outcomes}
+    assert got == {k: Fraction(v, len(throws)) for k, v in counts.items()}

@@ -322,6 +322,14 @@ def test_wyrd_example_ignores_the_7_and_awaits_a_reroll():
     assert a.dice[2].is_ignored and not a.dice[1].is_ignored
 
 
+@pytest.mark.parametrize("zeros, name", [(1, "Wyrd"), (2, "Double Wyrd"), (3, "Triple Wyrd"), (4, "Fourth Wyrd"),
+                                         (11, "11th Wyrd"), (12, "12th Wyrd")])
+def test_wyrdness_is_named_as_the_seed_names_it(zeros, name):
+    """The seed: 'One 0 means Wyrd, two 0s are called Double Wyrd, three are Triple Wyrd ..., four Fourth Wyrd etc.'"""
+    a = roll("emergence", d10s(0), rerolls=[0] * (zeros - 1) + [6])
+    assert a.wyrdness == zeros and a.wyrd == name
+
+
 @pytest.mark.parametrize("value, label", [(1, "Worst"), (2, "Almost the Worst"), (3, "Bad"), (4, "Close to Even"),
                                           (5, "Even"), (6, "Close to Even"), (7, "Good"), (8, "Almost the Best"),
                                           (9, "Best")])
