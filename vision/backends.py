@@ -53,6 +53,9 @@ def open_session(path: Path, backend: str = "auto", threads: int | None = None) 
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
+    # The detector and the face reader each have a thread pool; spinning pools on two cores steal
+    # each other's time (measured: 75 -> 52 ms per frame with 10 dice when they sleep instead).
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     name = sess.get_inputs()[0].name
 
