@@ -82,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
     source = open_source(args.source, realtime=not args.fast, loop_demo=args.loop)
     try:
         reader = Reader.load(backend=args.backend)
-    except Exception as e:
-        if isinstance(e, DicecamError):
-            raise  # a broken runtime install: say so in one line
+    except DicecamError:
+        raise
+    except Exception as e:  # a broken runtime install (onnxruntime, openvino): one line, not a traceback
         raise DicecamError(f"cannot load the dice reader: {e}") from None
     pipeline = Pipeline(source, reader, args.system, options, settings)
     as_json = args.jsonl or args.json

@@ -1,8 +1,8 @@
 """The cheap motion gate: is the table still long enough to read the dice?
 
 Grey, downscaled, blurred frame differencing. A frame is "quiet" when the fraction of changed
-pixels is under a threshold both against the previous frame and against the first frame of
-the quiet run (the anchor): dice easing to rest move less than a pixel per frame, which
+pixels is under a threshold both against the previous frame and against the last frame that
+showed motion (the anchor): dice easing to rest move less than a pixel per frame, which
 frame-to-frame differencing alone calls still while they still creep. After `settle_frames`
 quiet frames in a row the gate is STILL and the detector may run.
 """

@@ -17,7 +17,6 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from statistics import median
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -43,7 +42,7 @@ MESSAGES = {
 
 @dataclass
 class PipelineStats:
-    """What the pipeline has done since it started (for the status API and the benchmark)."""
+    """What the pipeline has done since it started (read by the benchmark and tests)."""
 
     frames: int = 0  # frames fed to the motion gate
     dropped: int = 0  # frames the camera delivered while we were busy (newest-only capture skipped them)
@@ -52,11 +51,6 @@ class PipelineStats:
     reader_errors: int = 0
     latencies_ms: deque = field(default_factory=lambda: deque(maxlen=100))  # first still frame -> event
 
-    def summary(self) -> dict[str, Any]:
-        lat = list(self.latencies_ms)
-        return {"frames": self.frames, "dropped": self.dropped, "reads": self.reads, "rolls": self.rolls,
-                "reader_errors": self.reader_errors,
-                "latency_ms_median": round(median(lat), 1) if lat else None}
 
 
 def _event(type_: str, data: dict[str, Any]) -> Event:

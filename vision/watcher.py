@@ -70,7 +70,6 @@ class Watcher:
         self.told: list[DieReading] = []  # the dice of the last roll announced (empty once the table was seen empty)
         self.shown: list[DieReading] = []  # what the live view draws on the newest frame
         self.reads = 0
-        self.unchanged = 0
         self.still_at: float | None = None  # when the first still frame of this rest arrived (for latency)
 
     def feed(self, frame_id: int, frame: np.ndarray, t: float | None = None) -> Roll | None:
@@ -107,15 +106,9 @@ class Watcher:
             self.told = []
             return None
         if same_dice(dice, self.told, self.settings.same_roll_iou):
-            self.unchanged += 1
-            return None
+            return None  # the dice already announced, seen again after a nudge, a hand or a shadow
         self.told = dice
         return self.session.add(dice, frame_id=frame_id)
-
-    def reset(self) -> None:
-        """A new source or a reconnect: the next still table is a fresh look."""
-        self.gate.reset()
-        self.phase, self.votes, self.shown = Phase.ARMED, [], []
 
 
 def _signature(readings: Sequence[DieReading]) -> tuple:
