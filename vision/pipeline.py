@@ -109,7 +109,7 @@ class Pipeline:
         for frame_id, frame in self.source.frames():
             t = time.monotonic()
             self._apply_config()
-            if last_id >= 0 and frame_id > last_id + 1:
+            if frame_id > last_id + 1:  # the capture thread moved on while we were busy (or starting)
                 self.stats.dropped += frame_id - last_id - 1
             last_id = frame_id
             self.stats.frames += 1
