@@ -48,32 +48,6 @@ def _options(pairs: list[str]) -> dict:
     return out
 
 
-def _is_camera(spec: str) -> bool:
-    return spec.strip().isdigit() or spec.strip().startswith("/dev/video")
-
-
-def _probe_camera(spec: str) -> None:
-    """Raise when no camera answers at `spec` (a missing /dev/videoN is known without asking OpenCV)."""
-    import os
-    from pathlib import Path
-
-    from dicecam.mechanics.errors import DicecamError
-
-    text = spec.strip()
-    dev = f"/dev/video{text}" if text.isdigit() else text
-    if sys.platform.startswith("linux") and not Path(dev).exists():
-        raise DicecamError(f"{dev} does not exist")
-    import cv2
-
-    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
-    cap = cv2.VideoCapture(int(text) if text.isdigit() else text)
-    try:
-        if not cap.isOpened():
-            raise DicecamError(f"camera {text} did not open")
-    finally:
-        cap.release()
-
-
 def build_live(source_spec: str, system: str, options: dict, notices: list[str], say=print):
     """(pipeline, reader, camera note) — each None when it cannot be built, with the reason in notices."""
     try:
@@ -86,18 +60,18 @@ def build_live(source_spec: str, system: str, options: dict, notices: list[str],
         return None, None, None
     try:
         from dicecam.vision.pipeline import Pipeline
-        from dicecam.vision.sources import open_source
+        from dicecam.vision.sources import is_camera, open_source, probe_camera
     except Exception as e:
         notices.append(f"No live pipeline: {e}. Manual entry and photo upload still work.")
         say(f"dicecam serve: no live pipeline ({e})")
         return None, reader, None
     note = None
     try:
-        if _is_camera(source_spec):
-            _probe_camera(source_spec)  # open_source opens lazily: probe now so a missing camera falls back
+        if is_camera(source_spec):
+            probe_camera(source_spec)  # open_source opens lazily: probe now so a missing camera falls back
         source = open_source(source_spec)
     except Exception as e:
-        if not _is_camera(source_spec):
+        if not is_camera(source_spec):
             notices.append(f"Cannot open {source_spec}: {e}")
             say(f"dicecam serve: cannot open {source_spec} ({e}); manual entry only")
             return None, reader, None

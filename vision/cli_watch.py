@@ -77,8 +77,13 @@ def run(args: argparse.Namespace) -> int:
 
     from .pipeline import Pipeline
     from .read import Reader
-    from .sources import open_source
+    from .sources import is_camera, open_source, probe_camera
 
+    if is_camera(args.source):
+        try:
+            probe_camera(args.source)
+        except DicecamError as e:
+            raise DicecamError(f"no camera at {args.source}: {e} (try --source demo, a video file or a folder of frames)") from None
     source = open_source(args.source, realtime=not args.fast, loop_demo=args.loop)
     try:
         reader = Reader.load(backend=args.backend)

@@ -20,6 +20,10 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 
+# OpenCV's own warnings (a camera index that is not there, a stream that drops) would flood the
+# terminal on every retry; the source reports them once, as a status, itself.
+cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
 MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
 
@@ -188,6 +192,27 @@ def _capture_reader(target, finite: bool, loop: bool = False):
         return read
 
     return open_
+
+
+def is_camera(spec: str) -> bool:
+    return spec.strip().isdigit() or spec.strip().startswith("/dev/video")
+
+
+def probe_camera(spec: str) -> None:
+    """Raise SourceError when no camera answers at `spec` (a missing /dev/videoN is known without
+    asking OpenCV). Sources open lazily and retry forever, so a command checks once at start."""
+    import sys
+
+    text = spec.strip()
+    dev = f"/dev/video{text}" if text.isdigit() else text
+    if sys.platform.startswith("linux") and not Path(dev).exists():
+        raise SourceError(f"{dev} does not exist")
+    cap = cv2.VideoCapture(int(text) if text.isdigit() else text)
+    try:
+        if not cap.isOpened():
+            raise SourceError(f"camera {text} did not open")
+    finally:
+        cap.release()
 
 
 def demo_paths() -> tuple[Path, Path]:

@@ -73,3 +73,11 @@ def test_bad_input_is_one_line_and_exit_status_2(args, says):
 def test_an_empty_folder_is_refused(tmp_path):
     r = watch("--source", tmp_path)
     assert r.returncode == 2 and "no images" in r.stderr
+
+
+def test_a_camera_that_is_not_there_is_refused_at_start_not_retried_forever():
+    r = watch("--source", "/dev/video97")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "dicecam watch: no camera at /dev/video97: /dev/video97 does not exist "
+        "(try --source demo, a video file or a folder of frames)"]
