@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import socket
 import statistics
 import tempfile
 import threading
@@ -22,39 +20,7 @@ from typing import Any
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Event, Roll
 
-CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class _Server:
-    def __init__(self, app):
-        import uvicorn
-
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        end = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > end:
-                raise RuntimeError("the bench server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-
+from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
 
 def _roll_event(i: int) -> Event:
     dice = [DieReading(type="d6", value=1 + i % 6), DieReading(type="d8", value=1 + (i * 3) % 8),
@@ -78,20 +44,13 @@ def _make_app(tmp: Path):
     return create_app(settings, store), store
 
 
-def _chromium() -> str | None:
-    for p in CHROMIUM_PATHS:
-        if Path(p).exists():
-            return p
-    return shutil.which("chromium")
-
-
 def _latency(url: str, broker, n: int) -> dict[str, Any]:
     """Publish n events one at a time; the overlay records when the frame after its DOM update ran."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"name": "overlay_paint_latency", "skipped": "playwright is not installed"}
-    exe = _chromium()
+    exe = find_chromium()
     if exe is None:
         return {"name": "overlay_paint_latency", "skipped": "no Chromium found"}
     with sync_playwright() as p:
@@ -159,7 +118,7 @@ def _with_pages(url: str, broker, python_clients: int, pages: int, seconds: floa
         from playwright.sync_api import sync_playwright
     except ImportError:
         pages = 0
-    exe = _chromium()
+    exe = find_chromium()
     if exe is None:
         pages = 0
     if pages == 0:
@@ -201,7 +160,7 @@ def bench_overlay(quick: bool = False) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="dicecam-bench-") as tmp:
         app, store = _make_app(Path(tmp))
         broker = app.state.broker
-        with _Server(app) as srv:
+        with LiveServer(app) as srv:
             results.append(_latency(srv.url, broker, n_events))
             results.append(_with_pages(srv.url, broker, 47, 3, seconds, rate_hz=10.0))
         store.close()

@@ -31,7 +31,7 @@ SYSTEM_FLAGS = {
 ALL_FLAGS = sorted(set().union(*SYSTEM_FLAGS.values()))
 
 
-def _add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
+def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     g = p.add_argument_group("contingency")
     g.add_argument("--target", type=int, help="target difficulty (default 5)")
     g.add_argument("--advantage", type=int, help="units of advantage")
@@ -80,13 +80,13 @@ def register(subparsers) -> None:
                               description="Adjudicate dice given as TYPE:VALUE[:COLOUR], or read JSON lines on stdin.")
     r.add_argument("system", help="contingency, contingency-action, house-games, emergence, futile-kingdoms, percentile, chance, table")
     r.add_argument("dice", nargs="*", help="dice as TYPE:VALUE[:COLOUR], e.g. d6:3 d10:0 d6:5:red")
-    _add_option_flags(r, odds=False)
+    add_option_flags(r, odds=False)
     r.set_defaults(handler=run_resolve)
     o = subparsers.add_parser("odds", help="exact odds of a roll before it happens",
                               description="Exact outcome distribution for a pool, e.g. `odds contingency d6 d8 d10 --target 5`.")
     o.add_argument("system")
     o.add_argument("pool_dice", nargs="*", metavar="POOL", help="die types, e.g. d6 d8 d10 or 3d8 (empty: the system's default pool)")
-    _add_option_flags(o, odds=True)
+    add_option_flags(o, odds=True)
     o.set_defaults(handler=run_odds)
 
 

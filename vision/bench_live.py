@@ -20,7 +20,7 @@ import numpy as np
 from dicecam.mechanics.dice import DieReading
 
 from .pipeline import Pipeline
-from .sources import FrameSource, demo_paths, open_source
+from .sources import FrameSource, demo_paths, memory_source
 
 SYSTEM = "contingency-action"  # any system: the figures do not depend on the rules
 
@@ -39,21 +39,8 @@ def _demo() -> tuple[list[np.ndarray], dict]:
 
 
 def _memory_source(frames: Sequence[np.ndarray], *, fps: float | None, loop: bool, stamps: list[float] | None = None):
-    """Frames from memory; with `stamps`, the time each frame was handed over is recorded by index."""
-    def opener():
-        i = [0]
-
-        def read():
-            if i[0] >= len(frames):
-                if not loop:
-                    raise StopIteration
-                i[0] = 0
-            i[0] += 1
-            return frames[i[0] - 1]
-
-        return read
-
-    source = FrameSource("memory", opener, fps=fps, finite=not loop, realtime=fps is not None)
+    """`memory_source`, and with `stamps` the time each frame was handed over, by index."""
+    source = memory_source(frames, fps=fps, loop=loop)
     if stamps is not None:
         raw = source.raw
 
@@ -209,7 +196,7 @@ def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
 
     clips = [render_clip(seed + i, hold_s=1.0) for i in range(count)]
     rows = []
-    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", _oracle)):
+    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", clip_oracle)):
         events, rolls, offset = [], [], 0
         for c in clips:
             got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
@@ -220,11 +207,13 @@ def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
     return rows
 
 
-def _oracle(clip):
+def clip_oracle(clip):
+    """A perfect reader for a rendered clip: each frame's own labels (the pose in that frame, moving or
+    not), found by the frame's bytes — so it also answers for a lossless copy (PNG) of the frame."""
     import hashlib
 
     def key(f):
-        return hashlib.blake2b(f.tobytes(), digest_size=16).digest()
+        return hashlib.blake2b(np.ascontiguousarray(f).tobytes(), digest_size=16).digest()
 
     seen = {key(f): r.dice for f, r in zip(clip.frames, clip.per_frame)}
     return lambda frame: list(seen.get(key(frame), []))

@@ -13,7 +13,7 @@ import sys
 
 def register(subparsers) -> None:
     """Add `watch`; see server/cli.py for the contract."""
-    from dicecam.server.cli_rules import _add_option_flags
+    from dicecam.server.cli_rules import add_option_flags
 
     p = subparsers.add_parser(
         "watch", help="watch the table and print one line per settled roll",
@@ -32,7 +32,7 @@ def register(subparsers) -> None:
     g.add_argument("--loop", action="store_true", help="the demo clip: play it again and again (default: once)")
     g.add_argument("--max-rolls", type=int, metavar="N", help="stop after N rolls")
     g.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
-    _add_option_flags(p, odds=False)
+    add_option_flags(p, odds=False)
     p.set_defaults(handler=run)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.roll import Event, Roll
+from dicecam.mechanics.roll import Event
 
 from .assembly import RollSession
 from .sources import FrameSource

@@ -8,6 +8,7 @@ through `on_status`, never raised.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -192,6 +193,20 @@ def _capture_reader(target, finite: bool, loop: bool = False):
         return read
 
     return open_
+
+
+def frames_opener(frames, loop: bool = False):
+    """An opener over frames held in memory: replays, benchmarks and tests."""
+    def open_():
+        it = itertools.cycle(frames) if loop else iter(frames)
+        return lambda: next(it)
+
+    return open_
+
+
+def memory_source(frames, *, fps: float | None = None, loop: bool = False, spec: str = "memory") -> FrameSource:
+    """Frames from memory: every frame in order when `fps` is None, else paced like a camera."""
+    return FrameSource(spec, frames_opener(frames, loop), fps=fps, finite=not loop, realtime=fps is not None)
 
 
 def is_camera(spec: str) -> bool:

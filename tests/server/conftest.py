@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import socket
 import threading
-import time
 import uuid
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -21,6 +19,7 @@ from dicecam.mechanics.dice import DieReading, DieType
 from dicecam.mechanics.errors import RulesError, UnknownSystemError
 from dicecam.mechanics.roll import Event, Roll
 from dicecam.server.app import create_app
+from dicecam.server.loopback import CHROMIUM_ARGS, LiveServer, find_chromium, free_port  # noqa: F401 (tests import them from here)
 from dicecam.server.settings import ServerSettings
 from dicecam.server.store import RollStore
 
@@ -209,41 +208,6 @@ def client(app_parts):
         yield c
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LiveServer:
-    """uvicorn on 127.0.0.1 on a free port, in a thread."""
-
-    def __init__(self, app):
-        import uvicorn
-
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENS = Path(__file__).resolve().parents[2] / "work" / "screens"
 
@@ -251,9 +215,10 @@ SCREENS = Path(__file__).resolve().parents[2] / "work" / "screens"
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium (apt-get install chromium)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield b
         b.close()

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.sources import FrameSource
+from dicecam.vision.sources import FrameSource, memory_source
 
 H, W = 480, 640
 SIDE = 60
@@ -60,19 +60,11 @@ class Script:
         return read
 
     def source(self, *, realtime: bool = False, fps: float = 30.0) -> FrameSource:
-        return FrameSource("script", list_opener(self.frames), fps=fps, finite=True, realtime=realtime)
+        return memory_source(self.frames, fps=fps if realtime else None, spec="script")
 
 
 def digest(frame: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(frame).tobytes(), digest_size=16).hexdigest()
-
-
-def list_opener(frames: Sequence[np.ndarray]):
-    def open_():
-        it: Iterator[np.ndarray] = iter(frames)
-        return lambda: next(it)
-
-    return open_
 
 
 class Table:

@@ -13,10 +13,11 @@ import pytest
 
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.pipeline import Pipeline
-from dicecam.vision.sources import FrameSource, demo_paths, open_source
+from dicecam.vision.bench_live import clip_oracle
+from dicecam.vision.sources import FrameSource, demo_paths, memory_source, open_source
 from dicecam.vision.vote import iou
 from dicecam.vision.watcher import PipelineSettings
-from scripted_table import Die, Table, digest, labels, list_opener
+from scripted_table import Die, Table, labels
 
 SETTINGS = PipelineSettings()  # the defaults a user gets
 
@@ -146,15 +147,9 @@ def rendered_clips():
     return [render_clip(seed, n_dice=n, hold_s=1.0) for seed, n in ((11, 2), (12, 4))]
 
 
-def clip_oracle(clip):
-    """What a perfect reader reads in each rendered frame: the pose in that frame, moving or not."""
-    seen = {digest(f): r.dice for f, r in zip(clip.frames, clip.per_frame)}
-    return lambda frame: list(seen.get(digest(frame), []))
-
-
 def test_rendered_clips_give_one_roll_each_after_the_settle_marker_with_the_clip_labels(rendered_clips):
     for clip in rendered_clips:
-        source = FrameSource("clip", list_opener(clip.frames), finite=True, realtime=False)
+        source = memory_source(clip.frames, spec="clip")
         events = rolls_of(run(Pipeline(source, clip_oracle(clip), "percentile", warm_up=False)))
         assert len(events) == 1
         assert events[0].data["frame_id"] >= clip.settled_at
@@ -187,7 +182,7 @@ def test_junk_frames_are_skipped_and_counted_and_the_rolls_still_come_out():
         if i % 9 == 0:
             mixed.append(JUNK[(i // 9) % len(JUNK)])
     n_junk = len(mixed) - len(frames)
-    source = FrameSource("junk", list_opener(mixed), finite=True, realtime=False)
+    source = memory_source(mixed, spec="junk")
     events = run(Pipeline(source, t.script.oracle(), "contingency-action", warm_up=False))
     assert_one_event_per_roll([e for e in events], _renumbered(t.script, mixed))
     assert events[-1].type == "camera.status" and events[-1].data["skipped_frames"] == n_junk
