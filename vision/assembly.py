@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from dicecam.mechanics.dice import DieReading, DieType, reading_order
 from dicecam.mechanics.errors import DicecamError
@@ -79,6 +80,20 @@ def uncertain_reason(dice: Sequence[DieReading]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """What the next throw may continue: `kind` of follow-up, the roll it joins (`id`), that roll's
+    options, its original dice and the follow-up dice thrown so far (`extra`)."""
+
+    kind: Literal["luck", "reroll", "explode", "pool"]
+    id: str
+    options: dict[str, Any]
+    dice: list[DieReading]
+    extra: list[DieReading]
+    carry: int = 0  # explode: the sum of the earlier DRs
+    remaining: int | None = None  # pool: the d8s left in the pool
+
+
 class RollSession:
     """Assemble rolls for one system; remembers the previous roll for follow-ups."""
 
@@ -93,7 +108,7 @@ class RollSession:
         self.system = system
         self.options: dict[str, Any] = dict(options or {})
         self.last: Roll | None = None
-        self._follow: dict[str, Any] | None = None  # what the next throw may continue
+        self._follow: FollowUp | None = None
 
     def _resolve(self, dice: Sequence[DieReading], options: Mapping[str, Any]) -> tuple[dict | None, str | None]:
         try:
@@ -143,20 +158,19 @@ class RollSession:
         return roll
 
     # -- follow-ups -------------------------------------------------------------------------------
-    def _follow_up(self, follow: dict[str, Any], dice, frame_id, ts) -> Roll | None:
-        kind = follow["kind"]
-        if kind == "luck" and len(dice) == 1:
-            opts = {**follow["options"], "luck": f"{dice[0].type.value}:{dice[0].value}"}
-            return self._make_with(follow["dice"], [], list(dice), opts, frame_id, ts, follow["id"])
-        if kind == "reroll" and len(dice) == 1 and dice[0].type is DieType.d10:
-            opts = {**follow["options"], "rerolls": list(follow["options"].get("rerolls", [])) + [dice[0].value]}
-            return self._make_with(follow["dice"], follow["extra"], list(dice), opts, frame_id, ts, follow["id"])
-        if kind == "explode" and len(dice) == 2:
-            opts = {**self.options, "carry": follow["carry"]}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
-        if kind == "pool":
-            opts = {**self.options, "mode": "resource", "pool_size": follow["remaining"]}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow["id"])
+    def _follow_up(self, follow: FollowUp, dice, frame_id, ts) -> Roll | None:
+        if follow.kind == "luck" and len(dice) == 1:
+            opts = {**follow.options, "luck": f"{dice[0].type.value}:{dice[0].value}"}
+            return self._make_with(follow.dice, [], list(dice), opts, frame_id, ts, follow.id)
+        if follow.kind == "reroll" and len(dice) == 1 and dice[0].type is DieType.d10:
+            opts = {**follow.options, "rerolls": list(follow.options.get("rerolls", [])) + [dice[0].value]}
+            return self._make_with(follow.dice, follow.extra, list(dice), opts, frame_id, ts, follow.id)
+        if follow.kind == "explode" and len(dice) == 2:
+            opts = {**self.options, "carry": follow.carry}
+            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
+        if follow.kind == "pool":
+            opts = {**self.options, "mode": "resource", "pool_size": follow.remaining}
+            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
         return None
 
     def _make_with(self, original, earlier, new, opts, frame_id, ts, follows) -> Roll:
@@ -169,21 +183,25 @@ class RollSession:
             roll = roll.model_copy(update={"status": "uncertain", "reason": reason, "adjudication": None})
         return roll.model_copy(update={"dice": list(original) + list(earlier) + list(new)})
 
-    def _next_follow(self, roll: Roll) -> dict[str, Any] | None:
+    def _next_follow(self, roll: Roll) -> FollowUp | None:
         adj = roll.adjudication
         if roll.status != "settled" or not adj:
             return None
         original = self._original_dice(roll)
-        base = {"id": roll.follows or roll.id, "options": roll.options, "dice": original,
-                "extra": list(roll.dice[len(original):])}
+
+        def follow(kind, **kw) -> FollowUp:
+            fields = dict(id=roll.follows or roll.id, options=roll.options, dice=original,
+                          extra=list(roll.dice[len(original):]))
+            return FollowUp(kind=kind, **{**fields, **kw})
+
         if self.system == "contingency" and "luck" not in roll.options:
-            return {**base, "kind": "luck"}
+            return follow("luck")
         if self.system == "emergence" and adj.get("outcome") == "reroll":  # a Wyrd base not yet re-rolled to a face
-            return {**base, "kind": "reroll"}
+            return follow("reroll")
         if self.system == "futile-kingdoms" and adj.get("may_explode"):
-            return {**base, "kind": "explode", "id": roll.id, "carry": int(roll.options.get("carry", 0)) + int(adj.get("dr", 0))}
+            return follow("explode", id=roll.id, carry=int(roll.options.get("carry", 0)) + int(adj.get("dr", 0)))
         if self.system == "contingency-action" and self.options.get("mode") == "resource" and not adj.get("depleted"):
-            return {**base, "kind": "pool", "id": roll.id, "remaining": adj.get("remaining")}
+            return follow("pool", id=roll.id, remaining=adj.get("remaining"))
         return None
 
     def _original_dice(self, roll: Roll) -> list[DieReading]:
