@@ -8,7 +8,8 @@ the final rotation). Per-frame values come from the pose in that frame, like sti
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from dicecam.mechanics.errors import LimitError
 
 from . import effects as fx
 from . import geometry
-from .render import DieSpec, SceneSpec
+from .render import DieSpec
 from .scene import check_size, parse_kinds, render_scene, sample_scene
 
 MAX_FRAMES = 3000
@@ -31,7 +32,6 @@ class Clip:
     settled_at: int  # first frame at which every die is at rest
     truth: ImageRead  # the read of the final frame
     fps: int = 30
-    meta: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -107,7 +107,7 @@ def render_clip(seed: int, *, kinds: Sequence[str] | None = None, width: int = 6
     layout = sample_scene(rng, ks, width, height, n_dice if n_dice is not None else int(rng.integers(1, 7)),
                           px_range=(30, 140))
     eff = fx.sample_effects(rng, effects_strength)
-    eff = fx.Effects(**{**eff.__dict__, "motion": 0.0})
+    eff = dataclasses.replace(eff, motion=0.0)
     motions = plan_roll(rng, layout.scene.dice, 0.15, rng.uniform(0, 2 * np.pi))
     t_end = max((m.t1 for m in motions), default=0.0)
     settled_at = int(np.ceil(t_end * fps))

@@ -17,6 +17,7 @@ import numpy as np
 from . import effects as fx
 from .clip import plan_roll, sweep
 from .render import BODY_COLOURS, get_renderer
+from .surfaces import PER_KIND, SURFACES
 from .scene import DIE_RADIUS, place_die, render_scene, sample_look, sample_scene
 
 # (kind, colour) of each roll: contingency-action (3d8 + 2d6), a contingency pool
@@ -35,7 +36,7 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
     rng = np.random.default_rng(seed)
     lay = sample_scene(rng, ["d6"], width, height, 0, px_range=(88, 92), elevation=78)
     base = lay.scene
-    base.surface = 1 * 3  # felt
+    base.surface = SURFACES.index("felt") * PER_KIND
     base.props = []  # a clean table: clutter belongs to the training set, not the demo
     eff = fx.Effects(noise=2.0, blur=0.5, noise_seed=1)
     cam = lay.camera
@@ -47,7 +48,6 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
         writer = cv2.VideoWriter(str(mp4), cv2.VideoWriter_fourcc(*fourcc), fps, (width, height))
         if writer.isOpened():
             break
-    t_global = 0.0
 
     def emit(scene, name):
         nonlocal frames_written

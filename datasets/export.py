@@ -19,18 +19,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dicecam.mechanics.dice import DieReading, ImageRead
+from dicecam.mechanics.dice import ImageRead
+from dicecam.vision.crops import CROP_MARGIN, face_name, square_crop
 from dicecam.vision.crops import KINDS as CLASSES
-from dicecam.vision.crops import square_crop
 
 FORMATS = ("yolo", "crops", "jsonl")
 CROP_SIZE = 96
-CROP_MARGIN = 0.15
-
-
-def class_name(d: DieReading) -> str:
-    face = f"{d.value:02d}" if d.type.value == "d00" else str(d.value)
-    return f"{d.type.value}_{face}"
 
 
 def yolo_lines(read: ImageRead) -> list[str]:
@@ -83,9 +77,9 @@ class Writer:
                 img = cv2.imdecode(np.frombuffer(img, np.uint8), cv2.IMREAD_COLOR)
             for k, d in enumerate(read.dice):
                 sub = "crops_cocked" if d.cocked else "crops"
-                folder = self.out / sub / class_name(d)
-                folder.mkdir(parents=True, exist_ok=True)
-                rel = f"{sub}/{class_name(d)}/{name}_{k}.png"
+                cls = face_name(d.type.value, d.value)
+                (self.out / sub / cls).mkdir(parents=True, exist_ok=True)
+                rel = f"{sub}/{cls}/{name}_{k}.png"
                 cv2.imwrite(str(self.out / rel), square_crop(img, d.box, CROP_MARGIN, CROP_SIZE))
                 self._csv.writerow([rel, d.type.value, d.value, d.colour or "", int(d.cocked), name])
 

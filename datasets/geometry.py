@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-KINDS: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
+from dicecam.vision.crops import KINDS  # noqa: F401 (the die kinds, named once for the whole project)
 PHI = (1 + 5**0.5) / 2
 
 
@@ -251,7 +251,6 @@ def build(kind: str, style: str | None = None) -> DieMesh:
 
     faces: list[Face] = []
     for fi, (f, n, c) in enumerate(zip(vert_lists, normals, centers)):
-        ir = _inradius(v, f, c)
         if kind in ("d10", "d00"):
             pole = max(f, key=lambda m: abs(v[m][2]))
             up = _unit((v[pole] - c) - ((v[pole] - c) @ n) * n)
@@ -327,11 +326,6 @@ def value_up(mesh: DieMesh, R: np.ndarray) -> int:
     return mesh.faces[int(np.argmax(nz))].value
 
 
-def up_face_index(mesh: DieMesh, R: np.ndarray) -> int:
-    nz = (mesh.normals @ R.T)[:, 2]
-    return int(np.argmin(nz)) if mesh.kind == "d4" else int(np.argmax(nz))
-
-
 def _cross3(a, b) -> np.ndarray:
     # np.cross costs ~20 us of argument handling per call; scenes call this thousands of times.
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
@@ -362,14 +356,10 @@ def axis_angle(axis, angle: float) -> np.ndarray:
     )
 
 
-def resting_rotation(mesh: DieMesh, face_down: int, yaw: float, tilt: float = 0.0, tilt_dir: float = 0.0) -> np.ndarray:
-    """Rotation that lays `face_down` on the table, turned by yaw, then leaned by `tilt`
-    radians about a horizontal axis (a cocked die)."""
+def resting_rotation(mesh: DieMesh, face_down: int, yaw: float) -> np.ndarray:
+    """Rotation that lays `face_down` on the table, turned by `yaw` radians."""
     R = rot_between(mesh.faces[face_down].normal, np.array([0.0, 0.0, -1.0]))
-    R = axis_angle([0, 0, 1], yaw) @ R
-    if tilt:
-        R = axis_angle([np.cos(tilt_dir), np.sin(tilt_dir), 0.0], tilt) @ R
-    return R
+    return axis_angle([0, 0, 1], yaw) @ R
 
 
 def random_rotation(rng: np.random.Generator) -> np.ndarray:

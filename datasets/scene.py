@@ -54,7 +54,6 @@ class Camera:
     view: np.ndarray
     proj: np.ndarray
     eye: np.ndarray
-    focal_px: float
     width: int
     height: int
 
@@ -93,7 +92,7 @@ def make_camera(rng: np.random.Generator, width: int, height: int, px_per_mm: fl
     up = geometry.axis_angle(f, roll) @ up
     view = look_at(eye, target, up)
     proj = perspective(fovy, width / height, max(1.0, dist * 0.05), dist * 6 + 500)
-    return Camera(view, proj, eye, focal, width, height)
+    return Camera(view, proj, eye, width, height)
 
 
 def _colour_jitter(rgb, rng, amount=0.08):
@@ -229,14 +228,14 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
             continue
         dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale, lean))
     lights, amb, shadow_k = sample_lighting(rng)
-    from .surfaces import SURFACES
+    from .surfaces import N_SURFACES, PER_KIND, SURFACES
 
-    n_surf = len(SURFACES) * 3
+    n_surf = N_SURFACES
     surface = int(rng.integers(n_surf))
     walls, wall_colour = [], (0.3, 0.2, 0.12)
     if dice and rng.random() < 0.2:
         # A dice tray: walls around the dice; a die beside a wall may lean on it (cocked).
-        surface = SURFACES.index("tray") * 3 + int(rng.integers(3))
+        surface = SURFACES.index("tray") * PER_KIND + int(rng.integers(PER_KIND))
         walls, wall_colour = _tray(rng, dice)
         if rng.random() < 0.35:
             _lean_on_wall(rng, dice, walls)

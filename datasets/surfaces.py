@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import cv2
 import numpy as np
 
 SURFACES = ("wood", "felt", "neoprene", "paper", "cloth", "glass", "battlemap", "tray")
@@ -109,12 +108,3 @@ def surface(index: int) -> tuple[str, np.ndarray]:
     kind = SURFACES[index // PER_KIND]
     img = make_surface(kind, np.random.default_rng([20260101, index]))
     return kind, (img * 255).astype(np.uint8)
-
-
-def pool() -> list[tuple[str, np.ndarray]]:
-    """The whole pool of surfaces (kind, RGB uint8)."""
-    return [surface(i) for i in range(N_SURFACES)]
-
-
-def mipmap_safe(img: np.ndarray) -> np.ndarray:
-    return cv2.resize(img, (SIZE, SIZE)) if img.shape[0] != SIZE else img

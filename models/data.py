@@ -167,23 +167,6 @@ def _shrink(img: np.ndarray, max_side: int) -> np.ndarray:
     return cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else img
 
 
-def shrink_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 2, seed: int = 0) -> int:
-    """A smaller copy of the real photos, same layout and labels, to carry to a training machine."""
-    n = 0
-    for img_path, label in select_real(real, copies_per_photo, seed):
-        rel = img_path.relative_to(real)
-        img = cv2.imread(str(img_path))
-        if img is None:
-            continue
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str((out / rel).with_suffix(".jpg")), _shrink(img, max_side), [cv2.IMWRITE_JPEG_QUALITY, 88])
-        lab = out / label.relative_to(real)
-        lab.parent.mkdir(parents=True, exist_ok=True)
-        lab.write_text(label.read_text())
-        n += 1
-    return n
-
-
 def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 2, seed: int = 0,
                  progress: bool = True) -> dict:
     """Copy the real d6-pip photos under `real` (YOLO labels, class k = k+1 pips) into

@@ -60,9 +60,9 @@ def augment(x: torch.Tensor, gen: torch.Generator, train: bool) -> torch.Tensor:
     cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
     theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
     grid = F.affine_grid(theta, (n, 3, CROP_SIZE, CROP_SIZE), align_corners=False)
-    if not train:
-        return F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=False)
     out = F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if not train:
+        return out
     # Few pixels: shrink a share of crops to 14-48 px and back.
     small = torch.rand(n, device=dev, generator=gen) < 0.35
     if small.any():
