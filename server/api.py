@@ -18,7 +18,7 @@ from dicecam.mechanics.roll import Event, Roll
 
 from .events import Broker
 from .table import Table
-from .video import annotate, image_size, jpeg
+from .video import image_size, jpeg
 
 router = APIRouter(prefix="/api")
 
@@ -245,20 +245,12 @@ def _read_and_store(table: Table, data: bytes, name: str, store: bool) -> ReadRe
     return ReadResult(read=read, roll=roll)
 
 
-def _annotated_latest(table: Table) -> tuple[int, bytes] | None:
-    latest = table.pipeline.latest_frame() if table.pipeline is not None else None
-    if latest is None:
-        return None
-    fid, frame, dice = latest
-    return fid, jpeg(annotate(frame, dice))
-
-
 @router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"],
             responses={200: {"content": {"image/jpeg": {}}}})
 async def frame_jpg(table: TableDep):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")
-    got = await asyncio.to_thread(_annotated_latest, table)
+    got = await asyncio.to_thread(table.live_jpeg)
     if got is None:
         raise HTTPException(503, "the camera has not delivered a frame yet")
     return Response(got[1], media_type="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Id": str(got[0])})
@@ -282,7 +274,7 @@ async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000
             now = time.monotonic()
             if latest is not None and (latest[0] != last or now - last_at >= 1.0):
                 if latest[0] != last or not part:
-                    got = await asyncio.to_thread(_annotated_latest, table)
+                    got = await asyncio.to_thread(table.live_jpeg)
                     if got is None:
                         await asyncio.sleep(period)
                         continue

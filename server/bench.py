@@ -20,6 +20,7 @@ from typing import Any
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Event, Roll
 
+from .events import make_event
 from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
 
 def _roll_event(i: int) -> Event:
@@ -30,8 +31,7 @@ def _roll_event(i: int) -> Event:
            "summary": f"Bench roll {i}.", "options": {}}
     roll = Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status="settled",
                 system="bench", dice=dice, adjudication=adj)
-    return Event(type="roll.settled", id=str(uuid.uuid4()), ts=datetime.now(timezone.utc),
-                 data=roll.model_dump(mode="json"))
+    return make_event("roll.settled", roll.model_dump(mode="json"))
 
 
 def _make_app(tmp: Path):

@@ -19,6 +19,8 @@ from dicecam.mechanics.roll import Event
 log = logging.getLogger("dicecam.server.events")
 
 Listener = Callable[[Event], None]
+# The events that carry a roll (speech and webhooks pass on only these).
+ROLL_EVENTS = frozenset({"roll.settled", "roll.amended", "roll.uncertain"})
 
 
 def make_event(type_: str, data: dict[str, Any]) -> Event:
@@ -31,7 +33,6 @@ class Client:
     def __init__(self, maxsize: int):
         self.queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=maxsize)
         self.dropped = False
-        self.sent = 0
 
     async def next(self) -> Event | None:
         """The next event, or None once the client has been dropped."""
@@ -49,7 +50,6 @@ class Broker:
         self._listeners: list[Listener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        self.published = 0
         self.dropped_clients = 0
         self.closing = False
 
@@ -116,7 +116,6 @@ class Broker:
                 pass
 
     def _deliver(self, event: Event) -> None:
-        self.published += 1
         for client in list(self._clients):
             if client.dropped:
                 continue

@@ -14,10 +14,9 @@ import threading
 from dicecam.mechanics.errors import DicecamError
 from dicecam.mechanics.roll import Event
 
+from .events import ROLL_EVENTS
+
 log = logging.getLogger("dicecam.server.speech")
-
-ROLL_EVENTS = {"roll.settled", "roll.amended", "roll.uncertain"}
-
 
 class SpeechUnavailable(DicecamError):
     """espeak-ng is not installed."""

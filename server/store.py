@@ -14,9 +14,9 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
-from dicecam.mechanics.dice import DieReading, DieType
+from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics.roll import Roll
 
 SCHEMA_VERSION = 1
@@ -37,10 +37,6 @@ CREATE INDEX IF NOT EXISTS rolls_amends ON rolls(amends);
 """
 
 CSV_COLUMNS = ("id", "ts", "source", "status", "system", "outcome", "dice", "summary", "amends", "follows", "reason")
-
-# YOLO class ids for the detector's kinds, in DieType order (written to classes.txt beside the labels).
-YOLO_CLASSES = [t.value for t in DieType]
-
 
 class StoreError(RuntimeError):
     """The store file cannot be used (a newer schema, a corrupt file)."""
@@ -185,22 +181,12 @@ def save_correction(
     stem.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     written.append(stem.with_suffix(".json"))
     if width and height:
-        lines = _yolo_lines(roll.dice, width, height)
-        stem.with_suffix(".txt").write_text("".join(lines))
+        from dicecam.datasets.export import CLASSES, yolo_lines  # the format the training sets use
+
+        boxed = ImageRead(image=meta["image"] or "", width=width, height=height, dice=[d for d in roll.dice if d.box])
+        stem.with_suffix(".txt").write_text("".join(line + "\n" for line in yolo_lines(boxed)))
         written.append(stem.with_suffix(".txt"))
         classes = folder / "classes.txt"
         if not classes.exists():
-            classes.write_text("\n".join(YOLO_CLASSES) + "\n")
+            classes.write_text("\n".join(CLASSES) + "\n")
     return written
-
-
-def _yolo_lines(dice: Sequence[DieReading], width: int, height: int) -> list[str]:
-    out = []
-    for d in dice:
-        if d.box is None:
-            continue
-        x1, y1, x2, y2 = d.box
-        cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
-        w, h = (x2 - x1) / width, (y2 - y1) / height
-        out.append(f"{YOLO_CLASSES.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n")
-    return out

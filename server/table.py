@@ -24,6 +24,7 @@ from .events import Broker, make_event
 from .rulebook import Rules
 from .settings import ServerSettings
 from .store import RollStore, save_correction
+from .video import annotate, jpeg
 
 log = logging.getLogger("dicecam.server")
 
@@ -67,6 +68,8 @@ class Table:
             self.camera["message"] = "No live camera: enter rolls by hand or upload a photo."
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
         self._lock = threading.Lock()
+        self._jpeg_lock = threading.Lock()  # encoding holds it: kept apart from the state lock
+        self._live: tuple[int, bytes] | None = None
         self.system = settings.system
         self.options: dict[str, Any] = dict(settings.options)
         self.pool: list[str] = []
@@ -120,9 +123,10 @@ class Table:
                                            else (options or {}))
         if follows is not None and self.store.get(follows) is None:
             raise RulesError(f"no roll {follows!r} to follow")
+        dice = reading_order(dice)
         adj = self.adjudicate(system, dice, options)
         roll = Roll(id=str(uuid.uuid4()), ts=now(), source=source, status="settled", system=system,
-                    options=options, dice=reading_order(dice), adjudication=adj, follows=follows, frame_id=frame_id)
+                    options=options, dice=dice, adjudication=adj, follows=follows, frame_id=frame_id)
         self.store.add(roll)
         self.broker.publish(make_event("roll.settled", roll.model_dump(mode="json")))
         return roll
@@ -157,21 +161,29 @@ class Table:
     def remember_frame(self, roll_id: str, frame: np.ndarray) -> None:
         if self.settings.frame_cache <= 0:
             return
-        import cv2
-
-        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        if not ok:
+        try:
+            data = jpeg(frame, 92)
+        except ValueError:
             return
-        with self._lock:
-            self._frames[roll_id] = (buf.tobytes(), frame.shape[1], frame.shape[0])
-            while len(self._frames) > self.settings.frame_cache:
-                self._frames.popitem(last=False)
+        self.remember_jpeg(roll_id, data, frame.shape[1], frame.shape[0])
 
     def remember_jpeg(self, roll_id: str, jpeg: bytes, width: int, height: int) -> None:
         with self._lock:
             self._frames[roll_id] = (jpeg, width, height)
             while len(self._frames) > max(self.settings.frame_cache, 1):
                 self._frames.popitem(last=False)
+
+    def live_jpeg(self) -> tuple[int, bytes] | None:
+        """(frame id, JPEG) of the newest camera frame with its dice boxed, encoded once per frame
+        however many pages watch the video."""
+        latest = self.pipeline.latest_frame() if self.pipeline is not None else None
+        if latest is None:
+            return None
+        fid, frame, dice = latest
+        with self._jpeg_lock:
+            if self._live is None or self._live[0] != fid:
+                self._live = (fid, jpeg(annotate(frame, dice)))
+            return self._live
 
     # -- the pipeline's events ----------------------------------------------------
     def on_pipeline_event(self, event: Event) -> None:

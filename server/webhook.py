@@ -16,9 +16,10 @@ from typing import Any
 
 from dicecam.mechanics.roll import Event
 
+from .events import ROLL_EVENTS
+
 log = logging.getLogger("dicecam.server.webhook")
 
-ROLL_EVENTS = {"roll.settled", "roll.amended", "roll.uncertain"}
 OUTCOME_COLOURS = {"critical": 0x2E7D32, "success": 0x388E3C, "failure": 0xC62828, "disaster": 0x7B1FA2}
 
 

@@ -6,8 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
-
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
@@ -35,6 +33,8 @@ def register(subparsers) -> None:
 
 
 def _images(paths: list[Path]):
+    from .sources import IMAGE_EXTS
+
     for p in paths:
         if p.is_dir():
             yield from sorted(f for f in p.rglob("*") if f.suffix.lower() in IMAGE_EXTS)

@@ -13,8 +13,8 @@ import numpy as np
 
 from dicecam.mechanics.dice import FACES, DieType
 
-# Detector classes, in the fixed order of the YOLO exports (datasets/export.py).
-KINDS: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
+# Detector classes, in the fixed order of the YOLO exports (datasets/export.py): DieType's order.
+KINDS: tuple[str, ...] = tuple(t.value for t in DieType)
 CROP_SIZE = 64
 CROP_MARGIN = 0.15
 

@@ -27,6 +27,9 @@ Model = Callable[[np.ndarray], list[np.ndarray]]
 # Below this joint probability a reading is flagged uncertain rather than trusted.
 UNCERTAIN_BELOW = 0.6
 COCKED_ABOVE = 0.5
+# Per face class: the detector kind it belongs to, and its value (made once, used on every frame).
+_KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES])
+_VALUE_OF_FACE = np.array([v for _, v in FACE_CLASSES], np.int64)
 
 
 def models_dir() -> Path:
@@ -98,15 +101,14 @@ class Reader:
         face_logits, colour_logits, cocked_logit = self.faces(crops)[:3]
         face_p = _softmax(face_logits)
         # Joint belief: the detector's kind score times the face reader's (kind, value) probability.
-        kind_of = np.array([KINDS.index(k) for k, _ in FACE_CLASSES])
-        joint = face_p * dets.kind_scores[:, kind_of]
+        joint = face_p * dets.kind_scores[:, _KIND_OF_FACE]
         best = joint.argmax(1)
         conf = joint[np.arange(len(best)), best] / np.maximum(joint.sum(1), 1e-9)
         colour_p = _softmax(colour_logits)
         colours = np.array([self.colours[i] if i < len(self.colours) else None for i in colour_p.argmax(1)], object)
         cocked = 1 / (1 + np.exp(-cocked_logit.reshape(-1))) > COCKED_ABOVE
         return dets.with_faces(
-            kind=kind_of[best], value=np.array([FACE_CLASSES[i][1] for i in best], np.int64),
+            kind=_KIND_OF_FACE[best], value=_VALUE_OF_FACE[best],
             confidence=(conf * dets.confidence).astype(np.float32), colour=colours, cocked=cocked,
             uncertain=conf < UNCERTAIN_BELOW)
 

@@ -2,7 +2,7 @@
 "use strict";
 (() => {
   const D = Dicecam, $ = (id) => document.getElementById(id);
-  const state = { fixSeq: 0, rolls: new Map(), order: [], current: null, config: null, systems: [], offset: 0, total: 0 };
+  const state = { fixSeq: 0, rolls: new Map(), current: null, config: null, systems: [], offset: 0 };
   const TYPES = ["d4", "d6", "d8", "d10", "d00", "d12", "d20"];
   const FACES = { d4: [1, 4], d6: [1, 6], d8: [1, 8], d10: [0, 9], d00: [0, 90], d12: [1, 12], d20: [1, 20] };
 
@@ -111,7 +111,6 @@
     if (!state.rolls.has(roll.id)) {
       state.rolls.set(roll.id, roll);
       $("history").prepend(historyRow(roll));
-      state.total += 1;
     }
     if (show) showRoll(roll);
   }
