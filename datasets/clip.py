@@ -55,7 +55,7 @@ class Motion:
         xy = self.start + (self.final.pos[:2] - self.start) * e
         R = geometry.axis_angle(self.axis, self.spin * (1 - e)) @ self.final.R
         mesh = geometry.build(d.kind, d.style)
-        z_rest = -float((mesh.vertices @ R.T)[:, 2].min()) * d.scale
+        z_rest = geometry.rest_height(mesh, R, d.scale)
         hop = self.bounce * (1 - u) ** 2 * abs(np.sin(3.5 * np.pi * u))
         d.R = R
         d.pos = np.array([xy[0], xy[1], z_rest + hop])
@@ -90,7 +90,7 @@ def sweep(d: DieSpec, t: float, t_move: float, direction: np.ndarray) -> DieSpec
     spin = geometry.axis_angle([-direction[1], direction[0], 0.0], dist / max(d.scale, 1e-3) * 0.5)
     out.R = spin @ d.R
     mesh = geometry.build(d.kind, d.style)
-    out.pos[2] = -float((mesh.vertices @ out.R.T)[:, 2].min()) * d.scale
+    out.pos[2] = geometry.rest_height(mesh, out.R, d.scale)
     out.value = geometry.value_up(mesh, out.R)
     out.cocked = False
     return out

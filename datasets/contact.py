@@ -11,7 +11,7 @@ import numpy as np
 from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics.errors import DicecamError, LimitError
 
-from .export import CLASSES
+from .export import CLASSES, read_yolo_labels, yolo_pairs
 
 MAX_SAMPLES = 400
 
@@ -41,18 +41,14 @@ def _from_folder(src: Path, count: int) -> list[tuple[np.ndarray, ImageRead]]:
     elif (src / "labels").is_dir():
         from dicecam.mechanics.dice import DieReading
 
-        for lab in sorted((src / "labels").rglob("*.txt"))[:count]:
-            img_path = src / "images" / lab.parent.name / (lab.stem + ".jpg")
+        for img_path, lab in list(yolo_pairs(src))[:count]:
             img = cv2.imread(str(img_path))
             if img is None:
                 continue
             h, w = img.shape[:2]
             dice = []
-            for row in lab.read_text().split("\n"):
-                if not row.strip():
-                    continue
-                c, cx, cy, bw, bh = row.split()
-                cx, cy, bw, bh = float(cx) * w, float(cy) * h, float(bw) * w, float(bh) * h
+            for c, cx, cy, bw, bh in read_yolo_labels(lab):
+                cx, cy, bw, bh = cx * w, cy * h, bw * w, bh * h
                 kind = CLASSES[int(c)]
                 dice.append(DieReading(type=kind, value=0 if kind in ("d10", "d00") else 1,
                                        box=(cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)))

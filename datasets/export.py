@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from dicecam.mechanics.dice import ImageRead
 from dicecam.vision.crops import CROP_MARGIN, face_name, square_crop
 from dicecam.vision.crops import KINDS as CLASSES
+from dicecam.vision.sources import IMAGE_EXTS
 
 FORMATS = ("yolo", "crops", "jsonl")
 CROP_SIZE = 96
@@ -35,6 +37,29 @@ def yolo_lines(read: ImageRead) -> list[str]:
         w, h = (x2 - x1) / read.width, (y2 - y1) / read.height
         out.append(f"{CLASSES.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
     return out
+
+
+# -- reading the YOLO format back (evaluation, training on real photos, contact sheets) --
+def yolo_pairs(root: Path) -> Iterator[tuple[Path, Path]]:
+    """(image, label) pairs of a YOLO folder: images/... next to labels/... with the same stem."""
+    for img in sorted(root.rglob("*")):
+        if img.suffix.lower() not in IMAGE_EXTS or "images" not in img.parts:
+            continue
+        parts = list(img.parts)
+        parts[len(parts) - 1 - parts[::-1].index("images")] = "labels"
+        label = Path(*parts).with_suffix(".txt")
+        if label.is_file():
+            yield img, label
+
+
+def read_yolo_labels(label: Path) -> list[tuple[int, float, float, float, float]]:
+    rows = []
+    for line in label.read_text().splitlines():
+        p = line.split()
+        if len(p) >= 5:
+            rows.append((int(p[0]), *map(float, p[1:5])))
+    return rows
+
 
 
 class Writer:

@@ -356,6 +356,11 @@ def axis_angle(axis, angle: float) -> np.ndarray:
     )
 
 
+def rest_height(mesh: DieMesh, R: np.ndarray, scale: float) -> float:
+    """Height of the die's centre when its lowest point, turned by R, touches the table."""
+    return -float((mesh.vertices @ R.T)[:, 2].min()) * scale
+
+
 def resting_rotation(mesh: DieMesh, face_down: int, yaw: float) -> np.ndarray:
     """Rotation that lays `face_down` on the table, turned by `yaw` radians."""
     R = rot_between(mesh.faces[face_down].normal, np.array([0.0, 0.0, -1.0]))

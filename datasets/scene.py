@@ -155,7 +155,7 @@ def place_die(kind: str, look: dict, rng: np.random.Generator, xy: np.ndarray, s
         d = d / max(np.linalg.norm(d), 1e-6)
         R = geometry.axis_angle([-d[1], d[0], 0.0], rng.uniform(0.3, 0.6)) @ R
         cocked = True
-    z = -float((mesh.vertices @ R.T)[:, 2].min()) * scale
+    z = geometry.rest_height(mesh, R, scale)
     pos = np.array([xy[0], xy[1], z])
     return DieSpec(
         kind=kind, style=style, font=look["font"], engraved=look["engraved"], R=R, pos=pos, scale=scale,
@@ -318,7 +318,7 @@ def _lean_on_wall(rng: np.random.Generator, dice: list[DieSpec], walls) -> None:
     R = geometry.axis_angle([-toward[1], toward[0], 0.0], rng.uniform(0.3, 0.55)) @ d.R
     pts = (mesh.vertices @ R.T) * d.scale
     pos = d.pos.copy()
-    pos[axis] = inner - toward[axis] * pts[:, axis].max() * toward[axis] if toward[axis] > 0 else inner - pts[:, axis].min()
+    pos[axis] = inner - (pts[:, axis].max() if toward[axis] > 0 else pts[:, axis].min())  # touching the wall
     pos[2] = -pts[:, 2].min()
     d.R, d.pos, d.value, d.cocked = R, pos, geometry.value_up(mesh, R), True
 

@@ -15,17 +15,16 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import cv2
 import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
+from dicecam.datasets.export import read_yolo_labels, yolo_pairs
 from dicecam.vision.crops import FACE_INDEX, KINDS, square_crop
 
 CROP_STORE_SIZE = 96
 CROP_STORE_MARGIN = 0.4
-IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 D6 = KINDS.index("d6")
 # nell-byler's published test split is the real benchmark: never trained on.
 HELD_OUT_REAL = ("nell-byler-d6-pips/images/test",)
@@ -115,27 +114,6 @@ def _rows_to_set(rows) -> CropSet:
 
 
 # --- real photos -------------------------------------------------------------------------------
-
-
-def yolo_pairs(root: Path) -> Iterator[tuple[Path, Path]]:
-    """(image, label) pairs of a YOLO folder: images/... next to labels/... with the same stem."""
-    for img in sorted(root.rglob("*")):
-        if img.suffix.lower() not in IMAGE_EXTS or "images" not in img.parts:
-            continue
-        parts = list(img.parts)
-        parts[len(parts) - 1 - parts[::-1].index("images")] = "labels"
-        label = Path(*parts).with_suffix(".txt")
-        if label.is_file():
-            yield img, label
-
-
-def read_yolo_labels(label: Path) -> list[tuple[int, float, float, float, float]]:
-    rows = []
-    for line in label.read_text().splitlines():
-        p = line.split()
-        if len(p) >= 5:
-            rows.append((int(p[0]), *map(float, p[1:5])))
-    return rows
 
 
 def _source_photo(name: str) -> str:

@@ -39,7 +39,7 @@ def truth_from_jsonl(path: Path) -> Truth:
 
 
 def truth_from_yolo(folder: Path) -> Truth:
-    from dicecam.models.data import read_yolo_labels, yolo_pairs  # plain file parsing, no torch
+    from dicecam.datasets.export import read_yolo_labels, yolo_pairs
 
     for img_path, label in yolo_pairs(folder):
         img = cv2.imread(str(img_path))
