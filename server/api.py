@@ -16,7 +16,7 @@ from dicecam.mechanics.dice import DieReading, ImageRead
 from dicecam.mechanics.errors import DicecamError
 from dicecam.mechanics.roll import Event, Roll
 
-from .events import Broker
+from .events import Broker, event_json
 from .table import Table
 from .video import image_size, jpeg
 
@@ -291,7 +291,7 @@ async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000
 
 # -- events ---------------------------------------------------------------------
 def _sse(event: Event) -> str:
-    return f"id: {event.id}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
+    return f"id: {event.id}\nevent: {event.type}\ndata: {event_json(event)}\n\n"
 
 
 @router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"])
@@ -354,7 +354,7 @@ async def events_ws(websocket: WebSocket):
                 else:
                     await websocket.close(code=1013, reason="too slow: reconnect for a fresh snapshot")
                 return
-            await websocket.send_text(ev.model_dump_json())
+            await websocket.send_text(event_json(ev))
     except (WebSocketDisconnect, RuntimeError):
         return
     finally:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import threading
 import uuid
+from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -21,6 +22,20 @@ log = logging.getLogger("dicecam.server.events")
 Listener = Callable[[Event], None]
 # The events that carry a roll (speech and webhooks pass on only these).
 ROLL_EVENTS = frozenset({"roll.settled", "roll.amended", "roll.uncertain"})
+
+
+_JSON_CACHE: OrderedDict[str, str] = OrderedDict()
+
+
+def event_json(event: Event) -> str:
+    """The event as JSON text, made once however many clients are sent it (an event is never changed
+    after it is published; ids are unique). Called on the server's event loop only."""
+    text = _JSON_CACHE.get(event.id)
+    if text is None:
+        text = _JSON_CACHE[event.id] = event.model_dump_json()
+        if len(_JSON_CACHE) > 512:
+            _JSON_CACHE.popitem(last=False)
+    return text
 
 
 def make_event(type_: str, data: dict[str, Any]) -> Event:
