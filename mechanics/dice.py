@@ -13,7 +13,7 @@ from typing import Annotated, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .errors import DiceError
+from .errors import DiceError, first_problem
 
 
 class DieType(StrEnum):
@@ -112,7 +112,7 @@ class DieReading(BaseModel):
         try:
             return cls(type=kind, value=value, **fields)
         except ValidationError as e:
-            raise DiceError(_first_message(e)) from None
+            raise DiceError(first_problem(e)[1]) from None
 
     def label(self) -> str:
         """Short human label, e.g. 'd00 30' or 'red d6 5'."""
@@ -160,8 +160,3 @@ def reading_order(dice: Iterable[DieReading]) -> list[DieReading]:
 def parse_dice(specs: Sequence[str]) -> list[DieReading]:
     return [DieReading.parse(s) for s in specs]
 
-
-def _first_message(error) -> str:
-    err = error.errors()[0]
-    msg = err.get("msg", str(error))
-    return msg.removeprefix("Value error, ")

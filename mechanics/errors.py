@@ -20,3 +20,15 @@ class UnknownSystemError(RulesError):
 
 class LimitError(DicecamError):
     """A request over a hard cap on work (pool size, table size, image pixels)."""
+
+
+def first_problem(error, skip: tuple[str, ...] = ()) -> tuple[str, str]:
+    """(where, message) of a pydantic validation error's first problem: the dotted field path
+    (without the `skip` parts; "" for the whole object) and the message without pydantic's
+    "Value error, " prefix — the one line every CLI and API error shows."""
+    errs = error.errors()
+    if not errs:
+        return "", "invalid value"
+    err = errs[0]
+    where = ".".join(str(p) for p in err.get("loc", ()) if p not in skip)
+    return where, str(err.get("msg", error)).removeprefix("Value error, ")

@@ -6,7 +6,7 @@ from typing import Any, Mapping, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import RulesError
+from .errors import RulesError, first_problem
 
 O = TypeVar("O", bound="SystemOptions")
 
@@ -23,7 +23,5 @@ def validate_options(cls: type[O], options: Mapping[str, Any] | BaseModel | None
     try:
         return cls.model_validate(dict(options or {}))
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "options"
-        msg = str(err.get("msg", e)).removeprefix("Value error, ")
-        raise RulesError(f"bad option {where}: {msg}") from None
+        where, msg = first_problem(e)
+        raise RulesError(f"bad option {where or 'options'}: {msg}") from None

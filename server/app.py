@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from dicecam.mechanics.errors import DicecamError, LimitError
+from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
 from .api import router
 from .events import Broker
@@ -43,12 +43,9 @@ Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) star
 
 
 def _first_validation_message(exc: RequestValidationError) -> str:
-    errs = exc.errors()
-    if not errs:
+    if not exc.errors():
         return "invalid request"
-    e = errs[0]
-    loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-    msg = str(e.get("msg", "invalid value")).removeprefix("Value error, ")
+    loc, msg = first_problem(exc, skip=("body",))
     return f"{loc}: {msg}" if loc else msg
 
 

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-from dicecam.mechanics.errors import DiceError, LimitError, RulesError
+from dicecam.mechanics.errors import DiceError, LimitError, RulesError, first_problem
 
 MAX_TABLE_BYTES = 1_000_000
 MAX_STDIN_LINES = 10_000
@@ -213,9 +213,8 @@ def _readings_from_json(obj: Any, where: str):
         if isinstance(obj, dict) and "dice" in obj:
             return ImageRead.model_validate(obj).dice
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(p) for p in err.get("loc", ()))
-        raise DiceError(f"{where}: bad die reading at {loc}: {str(err.get('msg')).removeprefix('Value error, ')}") from None
+        loc, msg = first_problem(e)
+        raise DiceError(f"{where}: bad die reading at {loc}: {msg}") from None
     raise DiceError(f"{where}: expected a read object with \"dice\" or a list of die readings")
 
 

@@ -103,7 +103,7 @@ def settings_from_args(args, say=print):
 
     from pydantic import ValidationError
 
-    from dicecam.mechanics.errors import DicecamError
+    from dicecam.mechanics.errors import DicecamError, first_problem
 
     from .settings import ServerSettings, is_loopback
 
@@ -123,9 +123,8 @@ def settings_from_args(args, say=print):
     try:
         return ServerSettings(**fields)
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(x) for x in err.get("loc", ()))
-        raise DicecamError(f"{where + ': ' if where else ''}{err.get('msg', e)}".replace("Value error, ", "")) from None
+        where, msg = first_problem(e)
+        raise DicecamError(f"{where + ': ' if where else ''}{msg}") from None
 
 
 def _check_port(host: str, port: int) -> None:

@@ -39,7 +39,7 @@ def register(subparsers) -> None:
 def _settings(args):
     from pydantic import ValidationError
 
-    from dicecam.mechanics.errors import DicecamError
+    from dicecam.mechanics.errors import DicecamError, first_problem
 
     from .watcher import PipelineSettings
 
@@ -48,9 +48,8 @@ def _settings(args):
     try:
         return PipelineSettings(**given)
     except ValidationError as e:
-        err = e.errors()[0]
-        flag = "--" + str(err["loc"][0]).replace("_", "-")
-        raise DicecamError(f"{flag}: {err['msg']}") from None
+        field, msg = first_problem(e)
+        raise DicecamError(f"--{field.replace('_', '-')}: {msg}") from None
 
 
 def _human(event) -> str:
