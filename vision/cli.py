@@ -19,6 +19,8 @@ def register(subparsers) -> None:
     e.add_argument("truth", type=Path, metavar="TRUTH",
                    help="a reads.jsonl file (or a folder holding one), or a YOLO folder of d6-pip photos")
     e.add_argument("--limit", type=int, default=None, help="score at most N images")
+    e.add_argument("--held-out", action="store_true",
+                   help="score only the part of a shared real set that the training recipe never sees")
     e.add_argument("--backend", default="auto")
     e.set_defaults(handler=_eval)
 
@@ -71,10 +73,18 @@ def _eval(args) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
+    keep = None
+    if args.held_out:
+        from .evaluate import held_out
+
+        root = args.truth if args.truth.is_dir() else args.truth.parent
+        keep = lambda item: held_out(root.resolve().name, item)  # noqa: E731
     reader = Reader.load(backend=args.backend)
-    report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr))
+    report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
+                      keep=keep)
     out = report.to_json()
     out["truth"] = str(args.truth)
+    out["held_out_only"] = bool(args.held_out)
     print(json.dumps(out, indent=1))
     return 0
 

@@ -32,14 +32,23 @@ FACE_INDEX: dict[tuple[str, int], int] = {kv: i for i, kv in enumerate(FACE_CLAS
 def square_crop(img: np.ndarray, box: Sequence[float], margin: float = CROP_MARGIN,
                 size: int = CROP_SIZE) -> np.ndarray:
     """A square crop centred on the box, `margin` of its larger side added on each side;
-    parts outside the image are filled by edge replication."""
+    parts outside the image are filled by edge replication.
+
+    Shrinking averages every source pixel (area resampling): `warpAffine` would sample a
+    150-px die at 64 points per row and drop a numeral's thin strokes between them."""
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 1.0) * (1 + 2 * margin)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     s = size / side
-    m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(img, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    if s >= 1:
+        m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+        return cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # Cut the square at (about) native resolution, then area-average it down.
+    n = int(np.ceil(side))
+    t = n / side
+    m = np.array([[t, 0, n / 2 - t * cx], [0, t, n / 2 - t * cy]], np.float32)
+    native = cv2.warpAffine(img, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(native, (size, size), interpolation=cv2.INTER_AREA)
 
 
 def crop_batch(img: np.ndarray, boxes: np.ndarray, margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:

@@ -1,41 +1,107 @@
 """`dicecam eval`: score the reader against labelled images.
 
 Truth is either a JSON Lines file of reads (the shared read format, images relative to the
-file) or a YOLO folder of d6-pip photos (class k = a die showing k+1 pips, as the real sets
-in ../shared/datasets/real are labelled). Predictions match truth one to one by box IoU.
+file or its `images/` folder) or a YOLO folder of d6-pip photos (class k = a die showing k+1
+pips, as the real sets in ../shared/datasets/real are labelled). Predictions match truth one to
+one by box IoU. The real sets are scored as they come: a line marked `"single": true` whose die
+has no box holds exactly one die, matched to the surest reading (the rest count as extra), and
+a die given without a value (a set labelled by kind only) scores its kind, not its value.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
 
-from dicecam.mechanics.dice import DieReading, ImageRead
+from dicecam.mechanics.dice import DieReading, DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
 from .crops import KINDS
 from .vote import iou
 
 MATCH_IOU = 0.5
+# Real sets whose parts the training recipe never sees: what `dicecam eval --held-out` scores.
+# lurig-d20-values is video: neighbouring frames are near-identical, so whole runs are held out.
+HELD_OUT: dict[str, dict[str, tuple[str, ...]]] = {
+    "lurig-d20-values": {"sequence": ("d20_color-13", "d20_color-7", "d20_off-angle-5",
+                                      "d20_top-10", "d20_top-20", "d20_wood-12", "d20_wood-18", "d20_wood-3")},
+    "lurig-types": {"run": ("d4_angle_color", "d6_off-angle", "d8_color", "d10_top", "d12_top", "d20_off-angle-val",
+                            "larger")},
+}
 
 
-Truth = Iterator[tuple[Path, list[DieReading], "np.ndarray | None"]]  # image path, dice, image if already read
+@dataclass(frozen=True)
+class TruthDie:
+    """One labelled die; value, box or colour may be unknown in a real set."""
+
+    kind: DieType
+    value: int | None = None
+    box: tuple[float, float, float, float] | None = None
+    colour: str | None = None
+
+    @classmethod
+    def of(cls, d: DieReading) -> "TruthDie":
+        return cls(d.type, d.value, d.box, d.colour)
+
+
+@dataclass
+class TruthImage:
+    path: Path
+    dice: list[TruthDie]
+    single: bool = False
+    meta: dict = field(default_factory=dict)
+    image: "np.ndarray | None" = None  # already decoded, when the source had to read it
+
+
+Truth = Iterator[TruthImage]
+
+
+def _truth_die(raw: dict, where: str) -> TruthDie:
+    if not isinstance(raw, dict) or "type" not in raw:
+        raise DicecamError(f"{where}: each die needs a type")
+    try:
+        kind = DieType(str(raw["type"]).lower())
+    except ValueError:
+        raise DicecamError(f"{where}: unknown die type {raw['type']!r}") from None
+    value = raw.get("value")
+    if value is not None and (not isinstance(value, int) or value not in FACES[kind]):
+        raise DicecamError(f"{where}: a {kind.value} has no face {value!r}")
+    box = raw.get("box")
+    if box is not None:
+        if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)):
+            raise DicecamError(f"{where}: box must be [x1, y1, x2, y2]")
+        box = tuple(float(v) for v in box)
+    return TruthDie(kind, value, box, raw.get("colour"))
+
+
+def _resolve_image(folder: Path, name: str) -> Path:
+    direct = folder / name
+    return direct if direct.exists() or not (folder / "images" / name).exists() else folder / "images" / name
 
 
 def truth_from_jsonl(path: Path) -> Truth:
+    folder = path.parent
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
             continue
+        where = f"{path}:{n}"
         try:
-            read = ImageRead.model_validate_json(line)
+            raw = json.loads(line)
         except ValueError as e:
-            raise DicecamError(f"{path}:{n}: not a read line ({str(e).splitlines()[0]})") from None
-        yield path.parent / read.image, read.dice, None
+            raise DicecamError(f"{where}: not a JSON line ({e.msg} at character {e.pos + 1})") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("image"), str) or not isinstance(raw.get("dice"), list):
+            raise DicecamError(f"{where}: a read line needs \"image\" (a name) and \"dice\" (a list)")
+        dice = [_truth_die(d, where) for d in raw["dice"]]
+        single = bool(raw.get("single")) and len(dice) == 1 and dice[0].box is None
+        meta = {k: v for k, v in raw.items() if isinstance(v, (str, int, float))}
+        yield TruthImage(_resolve_image(folder, raw["image"]), dice, single, meta)
 
 
 def truth_from_yolo(folder: Path) -> Truth:
@@ -44,15 +110,12 @@ def truth_from_yolo(folder: Path) -> Truth:
     for img_path, label in yolo_pairs(folder):
         img = cv2.imread(str(img_path))
         if img is None:
-            yield img_path, [], None
+            yield TruthImage(img_path, [])
             continue
         h, w = img.shape[:2]
-        dice = []
-        for k, cx, cy, bw, bh in read_yolo_labels(label):
-            if 0 <= k < 6:
-                dice.append(DieReading(type="d6", value=k + 1,
-                                       box=((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
-        yield img_path, dice, img
+        dice = [TruthDie(DieType.d6, k + 1, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
+                for k, cx, cy, bw, bh in read_yolo_labels(label) if 0 <= k < 6]
+        yield TruthImage(img_path, dice, image=img)
 
 
 def load_truth(path: Path) -> Truth:
@@ -60,17 +123,42 @@ def load_truth(path: Path) -> Truth:
     if path.is_file():
         return truth_from_jsonl(path)
     if path.is_dir():
-        if (path / "reads.jsonl").is_file():
-            return truth_from_jsonl(path / "reads.jsonl")
+        for name in ("reads.jsonl", "truth.jsonl"):
+            if (path / name).is_file():
+                return truth_from_jsonl(path / name)
         return truth_from_yolo(path)
     raise FileNotFoundError(2, "No such file or directory", str(path))
+
+
+def run_of(meta: dict) -> str:
+    """lurig-types' video run of an image: its file-name prefix (`d6_wood`, `d4`), `larger` for
+    the author's larger photos, `d20_off-angle-val` for the validation slice of its one d20 run."""
+    if meta.get("width") != 480:
+        return "larger"
+    prefix = re.sub(r"\d+$", "", Path(str(meta.get("image", ""))).stem).rstrip("_")
+    prefix = "d4" if prefix == "d" else prefix
+    if prefix == "d20_off-angle" and meta.get("split") == "val":
+        return "d20_off-angle-val"
+    return prefix
+
+
+def held_out(set_name: str, image: TruthImage) -> bool:
+    """Whether the training recipe leaves this image of a shared real set out."""
+    rule = HELD_OUT.get(set_name)
+    if rule is None:
+        return True
+    if "sequence" in rule:
+        return image.meta.get("sequence") in rule["sequence"]
+    return run_of(image.meta) in rule["run"]
 
 
 @dataclass
 class KindScore:
     truth: int = 0
+    valued: int = 0  # truth dice whose value is known
     predicted: int = 0
-    found: int = 0  # truth dice with a matching box of the right kind
+    found: int = 0  # truth dice with a matching reading of the right kind
+    found_valued: int = 0
     right: int = 0  # ... and the right value
     colour_known: int = 0
     colour_right: int = 0
@@ -92,15 +180,15 @@ class Report:
             per_kind[k] = {
                 "truth": s.truth, "predicted": s.predicted,
                 "recall": _ratio(s.found, s.truth), "precision": _ratio(s.found, s.predicted),
-                "value_accuracy": _ratio(s.right, s.found), "read_right": _ratio(s.right, s.truth),
+                "value_accuracy": _ratio(s.right, s.found_valued), "read_right": _ratio(s.right, s.valued),
                 "colour_accuracy": _ratio(s.colour_right, s.colour_known),
             }
-        truth = sum(s.truth for s in self.kinds.values())
+        total = lambda f: sum(getattr(s, f) for s in self.kinds.values())  # noqa: E731
         return {
             "images": self.images, "unreadable": self.failed, "images_exact": _ratio(self.exact, self.images),
-            "dice": truth, "dice_read_right": _ratio(sum(s.right for s in self.kinds.values()), truth),
-            "colour_accuracy": _ratio(sum(s.colour_right for s in self.kinds.values()),
-                                      sum(s.colour_known for s in self.kinds.values())),
+            "dice": total("truth"), "dice_read_right": _ratio(total("right"), total("valued")),
+            "kind_right": _ratio(total("found"), total("truth")),
+            "colour_accuracy": _ratio(total("colour_right"), total("colour_known")),
             "per_kind": per_kind,
             "confusion": [{"truth": t, "read": p, "count": c} for (t, p), c in self.confusion.most_common(20)],
         }
@@ -110,11 +198,19 @@ def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 4) if b else None
 
 
-def _label(d: DieReading | None) -> str:
-    return "missed" if d is None else f"{d.type.value} {d.value}"
+def _label(d: TruthDie | DieReading | None) -> str:
+    if d is None:
+        return "missed"
+    kind = d.kind.value if isinstance(d, TruthDie) else d.type.value
+    return kind if d.value is None else f"{kind} {d.value}"
 
 
-def score_image(report: Report, truth: list[DieReading], pred: list[DieReading]) -> None:
+def _match(truth: list[TruthDie], pred: list[DieReading], single: bool) -> dict[int, int]:
+    """truth index -> prediction index, one to one."""
+    if single:
+        if not pred:
+            return {}
+        return {0: max(range(len(pred)), key=lambda j: pred[j].confidence or 0.0)}
     pairs = sorted(((iou(t.box, p.box), i, j) for i, t in enumerate(truth) for j, p in enumerate(pred)
                     if t.box and p.box), reverse=True)
     t_used: dict[int, int] = {}
@@ -125,37 +221,54 @@ def score_image(report: Report, truth: list[DieReading], pred: list[DieReading])
         if i not in t_used and j not in p_used:
             t_used[i] = j
             p_used.add(j)
+    return t_used
+
+
+def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: list[DieReading],
+                single: bool = False) -> None:
+    """Score one image. `single`: the image holds exactly one die, given without a box."""
+    truth = [t if isinstance(t, TruthDie) else TruthDie.of(t) for t in truth]
+    t_used = _match(truth, pred, single)
     exact = len(pred) == len(truth)
     for p in pred:
         report.kinds[p.type.value].predicted += 1
     for i, t in enumerate(truth):
-        s = report.kinds[t.type.value]
+        s = report.kinds[t.kind.value]
         s.truth += 1
+        s.valued += t.value is not None
         p = pred[t_used[i]] if i in t_used else None
-        if p is not None and p.type is t.type:
+        kind_right = p is not None and p.type is t.kind
+        if kind_right:
             s.found += 1
-            s.right += p.value == t.value
+            if t.value is not None:
+                s.found_valued += 1
+                s.right += p.value == t.value
             if t.colour:
                 s.colour_known += 1
                 s.colour_right += p.colour == t.colour
-        if p is None or (p.type, p.value) != (t.type, t.value):
+        if not kind_right or (t.value is not None and p.value != t.value):
             exact = False
-            report.confusion[(_label(t), _label(p))] += 1
+            report.confusion[(_label(t), _label(p) if t.value is not None or p is None else p.type.value)] += 1
     report.images += 1
     report.exact += exact
 
 
-def evaluate(truth_path: Path, reader: Callable, limit: int | None = None, on_error=None) -> Report:
+def evaluate(truth_path: Path, reader: Callable, limit: int | None = None, on_error=None,
+             keep: Callable[[TruthImage], bool] | None = None) -> Report:
+    """Score `reader` on the labelled images at `truth_path`; `keep` picks which images count."""
     report = Report()
-    for n, (img_path, truth, img) in enumerate(load_truth(truth_path)):
+    n = 0
+    for item in load_truth(truth_path):
+        if keep is not None and not keep(item):
+            continue
         if limit is not None and n >= limit:
             break
-        img = img if img is not None else cv2.imread(str(img_path))
+        n += 1
+        img = item.image if item.image is not None else cv2.imread(str(item.path))
         if img is None:
             report.failed += 1
             if on_error:
-                on_error(f"cannot read {img_path}")
+                on_error(f"cannot read {item.path}")
             continue
-        score_image(report, truth, reader(img))
+        score_image(report, item.dice, reader(img), item.single)
     return report
-
