@@ -17,7 +17,31 @@ import numpy as np
 from . import geometry
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
-FONTS = sorted(p.name for p in FONT_DIR.glob("*.ttf"))
+# Real dice use many typefaces. The bundled fonts always render; the bold faces of Debian's font
+# packages join them where installed (`apt-get install fonts-urw-base35 fonts-roboto ...`, see
+# models/MODEL_CARD.md), so a training machine renders many more without the repo shipping them.
+SYSTEM_FONT_GLOBS = (
+    "/usr/share/fonts/opentype/urw-base35/*-Bold.otf", "/usr/share/fonts/truetype/dejavu/DejaVuSans*-Bold.ttf",
+    "/usr/share/fonts/truetype/freefont/Free*Bold.ttf", "/usr/share/fonts/truetype/roboto/unhinted/Roboto*-Bold.ttf",
+    "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Bold.ttf", "/usr/share/fonts/truetype/open-sans/*Bold.ttf",
+    "/usr/share/fonts/truetype/lato/Lato-Bold.ttf", "/usr/share/fonts/truetype/crosextra/Carlito-Bold.ttf",
+    "/usr/share/fonts/truetype/comfortaa/Comfortaa-Bold.ttf", "/usr/share/fonts/truetype/oxygen/Oxygen-Sans-Bold.ttf",
+    "/usr/share/fonts/truetype/hack/Hack-Bold.ttf", "/usr/share/fonts/opentype/cantarell/Cantarell-ExtraBold.otf",
+    "/usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf", "/usr/share/fonts/opentype/junicode/JunicodeTwoBeta-Bold.otf",
+    "/usr/share/texmf/fonts/opentype/public/tex-gyre/texgyre*-bold.otf",
+    "/usr/share/fonts/truetype/linuxlibertine/LinBiolinum_RB*.ttf", "/usr/share/fonts/opentype/linux-libertine/LinLibertine_RB.otf",
+)
+
+
+def _font_paths() -> list[str]:
+    import glob
+
+    bundled = sorted(str(p) for p in FONT_DIR.glob("*.ttf"))
+    system = sorted({f for g in SYSTEM_FONT_GLOBS for f in glob.glob(g)} - {f for f in bundled})
+    return bundled + [f for f in system if "mono" not in f.lower() and "cursor" not in f.lower()]
+
+
+FONTS = _font_paths()
 
 def atlas_layout(n_faces: int) -> tuple[int, int, int]:
     """(tile px, columns, rows): big tiles so close-up dice keep crisp numerals and round pips."""
@@ -219,7 +243,7 @@ def _font(idx: int, px: int):
     from PIL import ImageFont
 
     if FONTS:
-        return ImageFont.truetype(str(FONT_DIR / FONTS[idx % len(FONTS)]), px)
+        return ImageFont.truetype(FONTS[idx % len(FONTS)], px)
     return ImageFont.load_default(size=px)
 
 

@@ -79,7 +79,8 @@ class Camera:
 
 
 def make_camera(rng: np.random.Generator, width: int, height: int, px_per_mm: float, elevation: float | None = None) -> Camera:
-    el = np.radians(elevation if elevation is not None else (rng.uniform(78, 90) if rng.random() < 0.35 else rng.uniform(45, 80)))
+    # Webcams look down at 0-65 degrees off vertical; phones are held level (the roll below is small).
+    el = np.radians(elevation if elevation is not None else (rng.uniform(75, 90) if rng.random() < 0.3 else rng.uniform(25, 78)))
     az = rng.uniform(0, 2 * np.pi)
     fovy = np.radians(rng.uniform(40, 62))
     focal = height / 2 / np.tan(fovy / 2)

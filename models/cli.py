@@ -25,6 +25,11 @@ def register(subparsers) -> None:
     p.add_argument("--batch", type=int, default=64, help="detector batch (default 64)")
     p.add_argument("--reader-epochs", type=int, default=30, help="face reader epochs (default 30)")
     p.add_argument("--reader-batch", type=int, default=512)
+    p.add_argument("--reader-size", type=int, default=64, help="face reader input side in pixels (default 64)")
+    p.add_argument("--reader-width", type=int, default=16, help="face reader channels in its first stage (default 16)")
+    p.add_argument("--real-weight", type=float, default=2.0,
+                   help="how much more often a real crop is drawn than a synthetic one (default 2)")
+    p.add_argument("--reader-init", type=Path, default=None, help="fine-tune the face reader from this checkpoint")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="render and data-loading processes")
     p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
@@ -42,7 +47,8 @@ def _train(args) -> int:
         raise DicecamError(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
     for name, value, lo, hi in (("--images", args.images, 1, 1_000_000), ("--epochs", args.epochs, 1, 1000),
                                 ("--reader-epochs", args.reader_epochs, 1, 1000), ("--workers", args.workers, 1, 64),
-                                ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024)):
+                                ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024),
+                                ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
         if not lo <= value <= hi:
             raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
     import importlib.util
@@ -64,7 +70,9 @@ def _train(args) -> int:
                                      device=device, seed=args.seed, hours=args.hours,
                                      cache=args.cache or False),
         reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
-                                 device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads),
+                                 device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads,
+                                 size=args.reader_size, width=args.reader_width, real_weight=args.real_weight,
+                                 init=str(args.reader_init) if args.reader_init else None),
     )
     report = run(r)
     print(f"trained: {report['figures']} in {report['timings'].get('total_s')} s; weights in {r.export}")

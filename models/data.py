@@ -21,9 +21,11 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.datasets.export import read_yolo_labels, yolo_pairs
-from dicecam.vision.crops import FACE_INDEX, KINDS, square_crop
+from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, square_crop
 
-CROP_STORE_SIZE = 96
+KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES], np.int64)
+
+CROP_STORE_SIZE = 128
 CROP_STORE_MARGIN = 0.4
 D6 = KINDS.index("d6")
 # nell-byler's published test split is the real benchmark: never trained on.
@@ -35,21 +37,28 @@ class CropSet:
     """Wide crops and their labels; -1 marks a label the source does not give (real photos: colour)."""
 
     images: np.ndarray  # (N, S, S, 3) uint8 BGR
-    face: np.ndarray  # (N,) int64 index into FACE_CLASSES
+    face: np.ndarray  # (N,) int64 index into FACE_CLASSES, -1 where only the kind is known
     colour: np.ndarray  # (N,) int64 index into the colour list, -1 unknown
     cocked: np.ndarray  # (N,) int64 0/1, -1 unknown
+    kind: np.ndarray | None = None  # (N,) int64 index into KINDS; derived from face when not given
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            self.kind = np.where(self.face >= 0, KIND_OF_FACE[np.maximum(self.face, 0)], -1).astype(np.int64)
+
+    FIELDS = ("images", "face", "colour", "cocked", "kind")
 
     def save(self, path: Path) -> None:
-        np.savez(path, images=self.images, face=self.face, colour=self.colour, cocked=self.cocked)
+        np.savez(path, **{f: getattr(self, f) for f in self.FIELDS})
 
     @classmethod
     def load(cls, path: Path) -> "CropSet":
         z = np.load(path)
-        return cls(z["images"], z["face"], z["colour"], z["cocked"])
+        return cls(*(z[f] if f in z else None for f in cls.FIELDS))
 
     @classmethod
     def concat(cls, sets: list["CropSet"]) -> "CropSet":
-        return cls(*(np.concatenate([getattr(s, f) for s in sets]) for f in ("images", "face", "colour", "cocked")))
+        return cls(*(np.concatenate([getattr(s, f) for s in sets]) for f in cls.FIELDS))
 
     def __len__(self) -> int:
         return len(self.face)
@@ -145,7 +154,7 @@ def _shrink(img: np.ndarray, max_side: int) -> np.ndarray:
     return cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else img
 
 
-def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 2, seed: int = 0,
+def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_photo: int = 1, seed: int = 0,
                  progress: bool = True) -> dict:
     """Copy the real d6-pip photos under `real` (YOLO labels, class k = k+1 pips) into
     out/yolo/{train,val}/{images,labels} with class d6, and cut their crops into out/crops.npz
@@ -176,4 +185,50 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
     _rows_to_set(rows).save(out / "crops.npz")
     summary = {"images": images, "dice": dice, "crops": len(rows), "source": str(real)}
     (out / "done.json").write_text(json.dumps(summary) + "\n")
+    return summary
+
+
+# --- real photos labelled in the read format (one die each, value or kind only) ----------------
+
+# The sets trained on, under `real`; burksbuilds-faces (one photo per face) stays a test set.
+READ_SETS = ("lurig-d20-values", "lurig-types")
+
+
+def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SETS, progress: bool = True) -> dict:
+    """Crops of the single-die photos under `real`/SET/truth.jsonl, leaving out what `dicecam eval
+    --held-out` scores. A line without a box gets the shipped detector's surest box; a photo where
+    it finds nothing is skipped. Dice labelled by kind only get face -1 and their kind."""
+    from tqdm import tqdm
+
+    from dicecam.vision.evaluate import held_out, load_truth
+    from dicecam.vision.read import Reader
+
+    detector = Reader.load()
+    rows, skipped, counts = [], 0, {}
+    for name in sets:
+        truth = Path(real) / name / "truth.jsonl"
+        if not truth.is_file():
+            continue
+        items = [t for t in load_truth(truth) if not held_out(name, t)]
+        for item in tqdm(items, disable=not progress, desc=name, unit="img"):
+            img = cv2.imread(str(item.path))
+            if img is None or len(item.dice) != 1:
+                skipped += 1
+                continue
+            die = item.dice[0]
+            box = die.box
+            if box is None:
+                dets = detector.detect(img)
+                if not len(dets):
+                    skipped += 1
+                    continue
+                box = dets.xyxy[int(np.argmax(dets.confidence))]
+            face = FACE_INDEX[(die.kind.value, die.value)] if die.value is not None else -1
+            rows.append((square_crop(img, box, CROP_STORE_MARGIN, CROP_STORE_SIZE), face, -1, 0,
+                         KINDS.index(die.kind.value)))
+            counts[name] = counts.get(name, 0) + 1
+    imgs, face, colour, cocked, kind = zip(*rows)
+    CropSet(np.stack(imgs), *(np.array(a, np.int64) for a in (face, colour, cocked, kind))).save(out / "reads.npz")
+    summary = {"crops": counts, "skipped": skipped}
+    (out / "reads.json").write_text(json.dumps(summary) + "\n")
     return summary

@@ -2,7 +2,9 @@
 
 Stages, each skipped when its output is already in the work folder:
 1. render synthetic training images (work/synth: YOLO folder + face-reader crops),
-2. copy the real d6-pip photos (work/real), when --real is given, leaving their test split out,
+2. copy the real photos (work/real), when --real is given: the d6-pip sets for both models, the
+   single-die sets in the read format (lurig-d20-values by value, lurig-types by kind) as reader
+   crops; every part that `dicecam eval --held-out` scores is left out,
 3. train the detector (work/runs/detector, ultralytics resume),
 4. train the face reader (work/reader, per-epoch checkpoints),
 5. export both to ONNX under --export with their sidecar JSON and the model card.
@@ -41,7 +43,7 @@ def _colours() -> list[str]:
 
 
 def run(r: Recipe, log=print) -> dict:
-    from .data import CropSet, prepare_real, render_synthetic
+    from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
 
     t_start = time.perf_counter()
     r.work.mkdir(parents=True, exist_ok=True)
@@ -56,6 +58,7 @@ def run(r: Recipe, log=print) -> dict:
         t = time.perf_counter()
         log(f"copy real photos from {r.real} into {real}")
         prepare_real(r.real, real)
+        prepare_real_reads(r.real, real)
         timings["real_s"] = round(time.perf_counter() - t, 1)
     has_real = (real / "done.json").is_file()
     figures: dict = {}
@@ -78,7 +81,8 @@ def run(r: Recipe, log=print) -> dict:
         from .train_reader import train_reader
 
         t = time.perf_counter()
-        reals = CropSet.load(real / "crops.npz") if has_real else None
+        reals = CropSet.concat([CropSet.load(real / f) for f in ("crops.npz", "reads.npz") if (real / f).is_file()]) \
+            if has_real else None
         reader_result = train_reader(CropSet.load(synth / "crops.npz"), reals, r.work / "reader", _colours(), r.reader)
         timings["reader_s"] = round(time.perf_counter() - t, 1)
         figures["reader"] = reader_result["figures"]
@@ -109,7 +113,8 @@ def export(r: Recipe, figures: dict, log=print) -> None:
         state = torch.load(ckpt, map_location="cpu")
         model = FaceReaderNet(len(FACE_CLASSES), len(_colours()), state["config"]["width"])
         model.load_state_dict(state["model"])
-        export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], figures.get("reader", {}))
+        export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], figures.get("reader", {}),
+                      state["config"]["size"])
         log(f"exported {r.export / 'reader.onnx'}")
 
 

@@ -1,10 +1,15 @@
 """Train the face reader on wide crops, augmenting on the training device, and export it to ONNX.
 
 Augmentation stands in for what the detector and the camera do to a crop at run time: the
-box lands a little off (shift, scale), the die lies at any angle on the table (rotation is
-label-preserving; mirroring is not — mirrored numerals are wrong labels), the lens blurs,
-the sensor is noisy, a small die has few pixels (down-then-up sampling), exposure and white
-balance drift.
+box lands a little off (shift, scale), the camera is held nearly level (a small in-plane roll
+only: "up" in the crop is away from the camera, which is how the reader tells the top face
+from the front face in an oblique view; the renderer already turns each die about the
+vertical), the lens blurs, the sensor is noisy, a small die has few pixels (down-then-up
+sampling), exposure and white balance drift. Mirroring is never used: mirrored numerals are
+wrong labels.
+
+A crop labelled by kind only (real photos sorted by die type) teaches the kind: its loss is
+on the kind's total probability, the sum over that kind's faces.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, face_name
+from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KINDS, face_name
 
-from .data import CROP_STORE_MARGIN, CropSet
+from .data import CROP_STORE_MARGIN, KIND_OF_FACE, CropSet
 from .reader_net import FaceReaderNet
+
+MAX_ROLL = math.radians(10)
 
 
 @dataclass
@@ -31,15 +38,17 @@ class ReaderTrainConfig:
     batch: int = 512
     lr: float = 3e-3
     weight_decay: float = 5e-4
-    width: int = 32
+    width: int = 16
     real_weight: float = 1.0  # sampling weight of a real crop relative to a synthetic one
     seed: int = 0
     device: str = "cpu"
     threads: int = 2
+    size: int = CROP_SIZE  # the reader's input side in pixels
+    init: str | None = None  # a checkpoint (last.pt) to start from: fine-tuning instead of a fresh start
 
 
-def augment(x: torch.Tensor, gen: torch.Generator, train: bool) -> torch.Tensor:
-    """(N, S, S, 3) uint8 wide crops -> (N, 3, CROP_SIZE, CROP_SIZE) float reader input."""
+def augment(x: torch.Tensor, gen: torch.Generator, train: bool, size: int = CROP_SIZE) -> torch.Tensor:
+    """(N, S, S, 3) uint8 wide crops -> (N, 3, size, size) float reader input."""
     n = x.shape[0]
     dev = x.device
     img = x.permute(0, 3, 1, 2).float()
@@ -51,7 +60,7 @@ def augment(x: torch.Tensor, gen: torch.Generator, train: bool) -> torch.Tensor:
 
     if train:
         scale = base * u(0.85, 1.18)
-        angle = u(0, 2 * math.pi)
+        angle = (torch.randn(n, device=dev, generator=gen) * (MAX_ROLL / 2)).clamp(-MAX_ROLL, MAX_ROLL)
         tx, ty = u(-0.09, 0.09) * 2 * base, u(-0.09, 0.09) * 2 * base
     else:
         scale = torch.full((n,), base, device=dev)
@@ -59,7 +68,12 @@ def augment(x: torch.Tensor, gen: torch.Generator, train: bool) -> torch.Tensor:
         tx = ty = torch.zeros(n, device=dev)
     cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
     theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
-    grid = F.affine_grid(theta, (n, 3, CROP_SIZE, CROP_SIZE), align_corners=False)
+    # Area-average the stored crop down to the view's scale first, as the runtime's crop does;
+    # bilinear sampling alone would drop thin strokes.
+    target = round(size / base)
+    if x.shape[1] > target * 1.1:
+        img = F.interpolate(img, size=(target, target), mode="area")
+    grid = F.affine_grid(theta, (n, 3, size, size), align_corners=False)
     out = F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if not train:
         return out
@@ -68,7 +82,7 @@ def augment(x: torch.Tensor, gen: torch.Generator, train: bool) -> torch.Tensor:
     if small.any():
         s = int(torch.randint(14, 49, (1,), generator=gen, device=dev).item())
         lo = F.interpolate(out[small], size=(s, s), mode="area")
-        out[small] = F.interpolate(lo, size=(CROP_SIZE, CROP_SIZE), mode="bilinear", align_corners=False)
+        out[small] = F.interpolate(lo, size=(size, size), mode="bilinear", align_corners=False)
     # Blur: a 3x3 Gaussian of random strength on a share of crops.
     blur = torch.rand(n, device=dev, generator=gen) < 0.3
     if blur.any():
@@ -107,11 +121,17 @@ def train_reader(synthetic: CropSet, real: CropSet | None, out: Path, colours: l
     tr, va = _split(len(data), rng, 0.05)
     images = torch.from_numpy(data.images).to(dev)
     face = torch.from_numpy(data.face).to(dev)
+    kind = torch.from_numpy(data.kind).to(dev)
     colour = torch.from_numpy(data.colour).to(dev)
     cocked = torch.from_numpy(data.cocked).to(dev)
     weights = torch.from_numpy(np.where(is_real[tr], cfg.real_weight, 1.0)).double()
+    # face logits -> kind logits: log of the summed probability of each kind's faces.
+    kind_of_face = torch.from_numpy(KIND_OF_FACE).to(dev)
 
     model = FaceReaderNet(len(FACE_CLASSES), len(colours), cfg.width).to(dev)
+    if cfg.init and not (out / "last.pt").is_file():
+        model.load_state_dict(torch.load(cfg.init, map_location=dev)["model"])
+        log(f"reader: starting from {cfg.init}")
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = max(1, len(tr) // cfg.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.epochs * steps_per_epoch, pct_start=0.15)
@@ -136,14 +156,20 @@ def train_reader(synthetic: CropSet, real: CropSet | None, out: Path, colours: l
         total = 0.0
         for s in range(steps_per_epoch):
             idx = tr_t[order[s * cfg.batch:(s + 1) * cfg.batch]]
-            x = augment(images[idx], gen, train=True)
+            x = augment(images[idx], gen, train=True, size=cfg.size)
             grey = torch.rand(len(idx), device=dev, generator=gen) < 0.05
             col = colour[idx].clone()
             if grey.any():
                 x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
                 col[grey] = -1
-            fl, cl, kl = model(x)
-            loss = F.cross_entropy(fl, face[idx], label_smoothing=0.05)
+            fl, cl, kl, _ = model(x)
+            f_idx = face[idx]
+            valued = f_idx >= 0
+            loss = F.cross_entropy(fl[valued], f_idx[valued], label_smoothing=0.05) * valued.float().mean() \
+                if valued.any() else fl.sum() * 0
+            if (~valued).any():
+                loss = loss + F.cross_entropy(kind_logits(fl[~valued], kind_of_face), kind[idx][~valued]) \
+                    * (~valued).float().mean()
             if (col >= 0).any():
                 loss = loss + 0.5 * F.cross_entropy(cl, col, ignore_index=-1)
             known = cocked[idx] >= 0
@@ -154,40 +180,57 @@ def train_reader(synthetic: CropSet, real: CropSet | None, out: Path, colours: l
             opt.step()
             sched.step()
             total += loss.item()
-        figures = evaluate(model, images, face, colour, torch.from_numpy(va).to(dev), cfg.batch)
+        figures = evaluate(model, images, face, kind, colour, torch.from_numpy(va).to(dev), cfg.batch, cfg.size,
+                           kind_of_face)
+        figures["real_val"] = evaluate(model, images, face, kind, colour, torch.from_numpy(va[is_real[va]]).to(dev),
+                                       cfg.batch, cfg.size, kind_of_face) if is_real[va].any() else None
         figures["epoch"] = epoch + 1
         figures["loss"] = round(total / steps_per_epoch, 4)
+        rv = figures["real_val"] or {}
         log(f"reader epoch {epoch + 1}/{cfg.epochs}: loss {figures['loss']} val face {figures['face_acc']:.4f} "
-            f"colour {figures['colour_acc']:.4f} ({time.perf_counter() - t0:.1f} s)")
+            f"kind {figures['kind_acc']:.4f} colour {figures['colour_acc']:.4f}; real val face {rv.get('face_acc')} "
+            f"kind {rv.get('kind_acc')} ({time.perf_counter() - t0:.1f} s)")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch, "config": asdict(cfg)}, ckpt)
     (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
     return {"model": model, "figures": figures}
 
 
+def kind_logits(face_logits: torch.Tensor, kind_of_face: torch.Tensor) -> torch.Tensor:
+    """(N, faces) -> (N, kinds): log of the summed probability of each kind's faces."""
+    cols = [torch.logsumexp(face_logits[:, kind_of_face == k], dim=1) for k in range(len(KINDS))]
+    return torch.stack(cols, 1)
+
+
 @torch.no_grad()
-def evaluate(model, images, face, colour, idx, batch: int) -> dict:
+def evaluate(model, images, face, kind, colour, idx, batch: int, size: int, kind_of_face) -> dict:
+    """Face accuracy where the value is known, kind accuracy on every crop, colour where known."""
     model.eval()
-    ok = okc = nc = 0
+    ok = nf = okk = okc = nc = 0
     for s in range(0, len(idx), batch):
         j = idx[s:s + batch]
-        fl, cl, _ = model(augment(images[j], None, train=False))
-        ok += int((fl.argmax(1) == face[j]).sum())
+        fl, cl, _, _ = model(augment(images[j], None, train=False, size=size))
+        valued = face[j] >= 0
+        ok += int((fl.argmax(1)[valued] == face[j][valued]).sum())
+        nf += int(valued.sum())
+        okk += int((kind_logits(fl, kind_of_face).argmax(1) == kind[j]).sum())
         known = colour[j] >= 0
         okc += int((cl.argmax(1)[known] == colour[j][known]).sum())
         nc += int(known.sum())
-    return {"face_acc": ok / max(1, len(idx)), "colour_acc": okc / max(1, nc), "val_crops": int(len(idx))}
+    return {"face_acc": round(ok / max(1, nf), 4), "kind_acc": round(okk / max(1, len(idx)), 4),
+            "colour_acc": round(okc / max(1, nc), 4), "val_crops": int(len(idx))}
 
 
-def export_reader(model, path: Path, colours: list[str], width: int, figures: dict) -> None:
+def export_reader(model, path: Path, colours: list[str], width: int, figures: dict, size: int = CROP_SIZE) -> None:
     """ONNX with a dynamic batch, and the sidecar JSON the runtime needs to decode it."""
     model = model.to("cpu").eval()
-    x = torch.zeros(2, 3, CROP_SIZE, CROP_SIZE)
-    torch.onnx.export(model, x, str(path), input_names=["crops"], output_names=["face", "colour", "cocked"],
-                      dynamic_axes={"crops": {0: "n"}, "face": {0: "n"}, "colour": {0: "n"}, "cocked": {0: "n"}},
+    x = torch.zeros(2, 3, size, size)
+    names = ["face", "colour", "cocked", "features"]
+    torch.onnx.export(model, x, str(path), input_names=["crops"], output_names=names,
+                      dynamic_axes={"crops": {0: "n"}, **{n: {0: "n"} for n in names}},
                       opset_version=17, dynamo=False)
     meta = {
-        "input": {"size": CROP_SIZE, "margin": CROP_MARGIN, "channels": "BGR", "scale": "0-255"},
+        "input": {"size": size, "margin": CROP_MARGIN, "channels": "BGR", "scale": "0-255"},
         "faces": [face_name(k, v) for k, v in FACE_CLASSES],
         "colours": colours,
         "width": width,

@@ -22,6 +22,7 @@ from dicecam.mechanics.errors import DicecamError
 from .backends import open_session
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KINDS, crop_batch
 from .detections import Detections
+from .memory import DiceMemory, model_fingerprint
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
 # Below this joint probability a reading is flagged uncertain rather than trusted.
@@ -59,12 +60,17 @@ class Letterbox:
 
 class Reader:
     def __init__(self, detector: Model, faces: Model, *, input_size: tuple[int, int] = (416, 320),
-                 colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom") -> None:
+                 colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom",
+                 crop_size: int = CROP_SIZE, model_id: str = "custom") -> None:
         self.detector, self.faces = detector, faces
+        self.model_id = model_id
+        # A table's dice memory (vision/memory.py), blended into every reading when set.
+        self.memory: DiceMemory | None = None
         self.in_w, self.in_h = input_size
         self.colours = colours or []
         self.min_score = min_score
         self.backend = backend
+        self.crop_size = crop_size
 
     @classmethod
     def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None) -> "Reader":
@@ -77,14 +83,14 @@ class Reader:
         fmeta = json.loads(faces.with_suffix(".json").read_text())
         if dmeta["kinds"] != list(KINDS) or len(fmeta["faces"]) != len(FACE_CLASSES):
             raise DicecamError(f"the weights in {folder} were trained for other classes")
-        if fmeta["input"]["size"] != CROP_SIZE or fmeta["input"]["margin"] != CROP_MARGIN:
+        if not 16 <= fmeta["input"]["size"] <= 256 or fmeta["input"]["margin"] != CROP_MARGIN:
             raise DicecamError(f"the face reader in {folder} expects other crops")
         from .backends import default_backend
 
         name = default_backend() if backend == "auto" else backend
         return cls(open_session(det, name, threads), open_session(faces, name, threads),
                    input_size=(dmeta["input"]["width"], dmeta["input"]["height"]), colours=fmeta["colours"],
-                   backend=name)
+                   backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_fingerprint(faces))
 
     def detect(self, frame: np.ndarray) -> Detections:
         h, w = frame.shape[:2]
@@ -94,14 +100,34 @@ class Reader:
         raw = self.detector(x)[0]
         return Detections.from_yolo(raw, lb.scale, lb.pad, (w, h), min_score=self.min_score)
 
+    def crops(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(N, S, S, 3) uint8: the face reader's view of each box."""
+        return crop_batch(frame, np.asarray(boxes, np.float32).reshape(-1, 4), size=self.crop_size)
+
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """The face reader's feature vector per crop (what the dice memory compares)."""
+        out = self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32))
+        if len(out) < 4:
+            raise DicecamError("these face-reader weights give no features: the dice memory needs newer weights")
+        return out[3]
+
+    def use_memory(self, memory: "DiceMemory | None") -> None:
+        self.memory = memory
+
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):
             return dets
-        crops = crop_batch(frame, dets.xyxy).transpose(0, 3, 1, 2).astype(np.float32)
-        face_logits, colour_logits, cocked_logit = self.faces(crops)[:3]
+        crops = self.crops(frame, dets.xyxy).transpose(0, 3, 1, 2).astype(np.float32)
+        out = self.faces(crops)
+        face_logits, colour_logits, cocked_logit = out[:3]
         face_p = _softmax(face_logits)
         # Joint belief: the detector's kind score times the face reader's (kind, value) probability.
         joint = face_p * dets.kind_scores[:, _KIND_OF_FACE]
+        joint /= np.maximum(joint.sum(1, keepdims=True), 1e-9)
+        if self.memory is not None and len(self.memory) and len(out) >= 4:
+            # The table's own dice: the memory's vote, trusted as far as it has close examples.
+            mem_p, trust = self.memory.vote(out[3])
+            joint = (1 - trust[:, None]) * joint + trust[:, None] * mem_p
         best = joint.argmax(1)
         conf = joint[np.arange(len(best)), best] / np.maximum(joint.sum(1), 1e-9)
         colour_p = _softmax(colour_logits)
