@@ -118,7 +118,7 @@ class FairnessReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     settings: FairnessSettings
-    dice: list[DieFairness] = Field(title="One entry per physical die, most rolled first")
+    dice: list[DieFairness] = Field(title="One entry per physical die: flagged first, then most rolled")
     rolls_seen: int = Field(ge=0, title="Rolls in the history, corrections counted once")
     readings: int = Field(ge=0, title="Readings counted, all dice")
     uncertain: int = Field(ge=0, title="Uncertain readings left out, all dice")
@@ -307,7 +307,7 @@ def report(rolls: Iterable[Roll], names: Mapping[str, str] | None = None,
             known = ", ".join(sorted(d.name for d in dice)) or "none yet"
             raise RulesError(f"no die called {die!r} in the history (dice: {known})")
         dice = picked
-    dice.sort(key=lambda d: (-d.rolls, d.name))
+    dice.sort(key=lambda d: (not d.flagged, -d.rolls, d.name))
     readings = sum(d.rolls for d in dice)
     uncertain = sum(d.uncertain for d in dice)
     flagged = [d for d in dice if d.flagged]
