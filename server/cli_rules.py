@@ -33,7 +33,7 @@ ALL_FLAGS = sorted(set().union(*SYSTEM_FLAGS.values()))
 
 def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     g = p.add_argument_group("contingency")
-    g.add_argument("--target", type=int, help="target difficulty (default 5)")
+    g.add_argument("--target", metavar="N|WORD", help="target difficulty, a number or the seed's word: Tricky, 'very difficult'... (default 5)")
     g.add_argument("--advantage", type=int, help="units of advantage")
     g.add_argument("--disadvantage", type=int, help="units of disadvantage")
     g.add_argument("--modifier", action="append", metavar="M",
