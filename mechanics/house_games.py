@@ -338,8 +338,10 @@ def odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
     check_pool_size(len(pool))
     if any(k is not DieType.d10 for k in pool):
         raise RulesError("House Games rolls d10s only")
-    if opts.opponent_dice or opts.opponent_colour:
-        raise RulesError("odds for contested rolls are not offered; give each side's pool separately")
+    if opts.opponent_colour:
+        raise RulesError("for contested odds give the defender's dice as a count (opponent_dice), not a colour")
+    if opts.opponent_dice:
+        return _contested_odds(pool, opts)
     if opts.split:
         raise RulesError("odds for a split roll are not offered; ask for one action's share of the pool")
     diff = difficulty_of(opts)
@@ -353,6 +355,29 @@ def odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
     summary = (f"{n} {'die' if n == 1 else 'dice'} at difficulty {diff.value}: success {percent(Fraction(outcomes[0].fraction))}, "
                f"botch {percent(Fraction(outcomes[2].fraction))}, expected net {float(net.mean()):.2f}.")
     return Odds(system=NAME, pool=["d10"] * len(pool), options=opts.model_dump(), outcomes=outcomes, events=events, summary=summary)
+
+
+def _contested_odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
+    """The last opponent_dice of the pool are the defender's: each side's net exactly, then the
+    contest the same way `resolve` decides it (a botch stays a botch; a tie goes to the defender)."""
+    diff = difficulty_of(opts)
+    n_actor = len(pool) - opts.opponent_dice - diff.overage
+    if n_actor < 1:
+        raise RulesError(f"{opts.opponent_dice} defender dice (and {diff.overage} lost) leave none for the actor")
+    mine = net_die(n_actor, diff.value)
+    theirs = net_die(opts.opponent_dice, opts.opponent_difficulty)
+
+    def decide(a: int, b: int) -> str:
+        if a < 0:
+            return "botch"
+        return "success" if max(a, 0) > max(b, 0) else "failure"
+
+    result = icepool.map(decide, mine, theirs)
+    outcomes = ladder(result, OUTCOMES)
+    summary = (f"{n_actor} dice at difficulty {diff.value} against {opts.opponent_dice} at {opts.opponent_difficulty}: "
+               f"the actor wins {percent(Fraction(outcomes[0].fraction))}, botches {percent(Fraction(outcomes[2].fraction))}.")
+    return Odds(system=NAME, pool=["d10"] * len(pool), options=opts.model_dump(), outcomes=outcomes, events=[],
+                summary=summary)
 
 
 def split_pool(pools: Sequence[int], actions: int) -> list[int]:

@@ -110,3 +110,17 @@ def test_odds_of_the_sheet_pool_are_exact():
     direct = sum(Fraction(comb(8, h) * comb(8 - h, k) * 5 ** h * 1 ** k * 4 ** (8 - h - k), 10 ** 8)
                  for h in range(9) for k in range(9 - h) if h - k > 0)
     assert success == direct
+
+
+def test_contested_odds_agree_with_resolving_every_throw():
+    from collections import Counter
+    from itertools import product
+
+    options = {"opponent_dice": 2, "opponent_difficulty": 7, "difficulty": 5}
+    tally: Counter = Counter()
+    for faces in product(range(10), repeat=4):
+        tally[roll(d10s(*faces), **options).outcome] += Fraction(1, 10 ** 4)
+    o = registry.odds("house-games", ["d10"] * 4, options)
+    assert {x.outcome: Fraction(x.fraction) for x in o.outcomes if x.probability} == dict(tally)
+    with pytest.raises(RulesError, match="as a count"):
+        registry.odds("house-games", ["d10"] * 4, {"opponent_colour": "black"})
