@@ -99,3 +99,11 @@ def test_house_games_pool_from_the_sheet_and_a_contest_on_the_page(live, page):
     page.wait_for_function("document.getElementById('summary').textContent.startsWith('Bob wins by 3')")
     page.screenshot(path=str(SCREENS / "table-futile-contest.png"), full_page=True)
     assert not serious_violations(page)
+
+
+def test_the_overlay_shows_the_descriptor_with_the_target(live, page):
+    page.goto(live.url + "/overlay?hold=0")
+    page.wait_for_function("window.__dicecamSeen > 0")
+    page.evaluate("""fetch('/api/rolls', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({system: 'contingency', options: {target: 'Hard'}, dice: ['d6:3', 'd8:7', 'd10:0']})})""")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('against 6 (Hard)')")
