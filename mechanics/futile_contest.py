@@ -53,7 +53,7 @@ def throw_order(faces: Sequence[int]) -> list[int]:
 
 
 class ContestOptions(SystemOptions):
-    scores: list[int] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=MAX_PARTICIPANTS,
+    scores: list[int] = Field(default=[0, 0], min_length=2, max_length=MAX_PARTICIPANTS,
                               title="Each participant's score, in throwing order, e.g. 3 2")
     names: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS,
                              title="Their names, in the same order (default A, B, C...)")
