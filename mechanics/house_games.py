@@ -66,8 +66,9 @@ class HouseOptions(SystemOptions):
             raise ValueError(f"pool {self.pool} is not attribute {self.attribute} + ability {self.ability or 0}")
         if self.attribute is not None and self.attribute + (self.ability or 0) < 1:
             raise ValueError("attribute + ability is 0 dice: nothing to roll")
-        if (self.pool is not None or self.attribute is not None) and (self.opponent_dice or self.opponent_colour):
-            raise ValueError("a pool to expect cannot be combined with a contested roll in one throw")
+        if (self.pool is not None or self.attribute is not None) and self.opponent_dice:
+            # Counted from the end, the defender's dice would hide a miscounted pool: name them by colour.
+            raise ValueError("a pool to expect needs the defender's dice named by colour (opponent_colour), not count")
         if self.opponent_dice and self.opponent_colour:
             raise ValueError("name the defender's dice by count (opponent_dice) or by colour, not both")
         if self.split and (self.pool is not None or self.attribute is not None or self.opponent_dice

@@ -65,6 +65,7 @@ def test_a_pool_above_nine_loses_the_overage_from_the_sheet_pool():
     ({"attribute": 0, "ability": 0}, "0 dice"),
     ({"split": [6]}, "two or more actions"),
     ({"opponent_dice": 2, "opponent_colour": "black"}, "not both"),
+    ({"attribute": 2, "opponent_dice": 1}, "named by colour"),
 ])
 def test_options_that_cannot_hold_together_are_refused(options, words):
     with pytest.raises(RulesError, match=re.escape(words)):
@@ -80,6 +81,11 @@ def test_contested_in_one_throw_the_defender_by_colour_at_its_own_difficulty():
     assert (tie.winner, tie.margin, tie.outcome) == ("defender", 0, "failure")  # a tie goes to the defender
     with pytest.raises(RulesError, match="no black dice read"):
         roll(d10s(9, 2), opponent_colour="black")
+    # The actor's pool from the sheet is still counted: the defender's dice are told apart by colour.
+    sheet = roll(d10s(9, 8, 6) + d10s(7, colour="black"), attribute=2, ability=1, opponent_colour="black")
+    assert (sheet.pool, sheet.successes, sheet.opponent_successes) == (3, 3, 1)
+    with pytest.raises(RulesError, match="the table shows 2 dice, 1 fewer than the 3 to roll"):
+        roll(d10s(9, 8) + d10s(7, colour="black"), attribute=2, ability=1, opponent_colour="black")
 
 
 def test_extended_and_teamwork_totals_add_each_throw():
