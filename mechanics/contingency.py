@@ -21,9 +21,41 @@ TITLE = "Contingency skill check"
 SKILL_DICE = (DieType.d4, DieType.d6, DieType.d8, DieType.d10, DieType.d12)
 OUTCOMES = ("success", "failure")
 
+# The seed's "Typical Difficulty Targets": each target number's descriptor; 11 and over is Near Impossible.
+DESCRIPTORS = {1: "Automatic", 2: "Very Easy", 3: "Easy", 4: "Moderate", 5: "Tricky", 6: "Hard", 7: "Difficult",
+               8: "Very Difficult", 9: "Improbable", 10: "Inconceivable", 11: "Near Impossible"}
+_BY_WORD = {w.lower(): n for n, w in DESCRIPTORS.items()}
+
+
+def descriptor(target: int) -> str:
+    """The seed's word for a target difficulty: 5 is Tricky, 11 and over Near Impossible."""
+    return DESCRIPTORS[min(max(target, 1), 11)]
+
+
+def target_from(value):
+    """A target given as a word ("tricky", "Very Difficult", "near-impossible") is its number;
+    anything else is left for the integer field to check."""
+    if not isinstance(value, str) or value.strip().lstrip("+-").isdigit():
+        return value
+    word = " ".join(value.replace("-", " ").replace("_", " ").split()).lower()
+    if word not in _BY_WORD:
+        words = ", ".join(f"{w} ({n}{'+' if n == 11 else ''})" for n, w in DESCRIPTORS.items())
+        raise ValueError(f"unknown difficulty {value!r}: give a number or one of {words}")
+    return _BY_WORD[word]
+
+
+def _target_schema(schema: dict) -> None:
+    # The page and the API docs offer the words too: a number, or one of the descriptors.
+    number = {k: schema.pop(k) for k in ("type", "minimum", "maximum") if k in schema}
+    schema["anyOf"] = [number, {"type": "string", "enum": list(DESCRIPTORS.values())}]
+
 
 class ContingencyOptions(SystemOptions):
-    target: int = Field(default=5, ge=1, le=40, title="Target difficulty (success when total ≥ target)")
+    target: int = Field(default=5, ge=1, le=40, title="Target difficulty (success when total ≥ target)",
+                        description="A number or a word: Automatic 1, Very Easy 2, Easy 3, Moderate 4, Tricky 5, "
+                                    "Hard 6, Difficult 7, Very Difficult 8, Improbable 9, Inconceivable 10, "
+                                    "Near Impossible 11+",
+                        json_schema_extra=_target_schema)
     advantage: int = Field(default=0, ge=0, le=10, title="Units of advantage")
     disadvantage: int = Field(default=0, ge=0, le=10, title="Units of disadvantage")
     modifiers: list[int] = Field(
@@ -33,6 +65,8 @@ class ContingencyOptions(SystemOptions):
     choose_to_fail: bool = Field(default=False, title="The player chooses to fail instead of rolling")
     tie_order: Literal["asc", "desc"] = Field(default="asc", title="Equal faces sort by die size asc or desc")
     with_luck: bool = Field(default=False, title="Odds: include spending a luck die")
+
+    _word = field_validator("target", mode="before")(classmethod(lambda cls, v: target_from(v)))
 
     @field_validator("modifiers", mode="before")
     @classmethod
@@ -78,6 +112,7 @@ class ContingencyAdjudication(Adjudication):
     luck_value: int | None = Field(default=None, title="Luck die face, when spent")
     total: int | None = Field(default=None, title="Result plus luck")
     target: int = Field(title="Target difficulty")
+    difficulty: str = Field(title="The seed's word for the target (Tricky, Hard...)")
     success: bool = Field(title="Total reached the target")
     fail_by_one: bool = Field(title="Total is exactly target - 1")
     player_omens: int = Field(title="Player omens earned")
@@ -151,7 +186,8 @@ def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> Contingency
         rolled = [RolledDie(**d.model_dump(), is_ignored=True, why="the player chose to fail") for d in dice]
         s = "with advantage" if opts.net > 0 else "with disadvantage" if opts.net < 0 else "with neither advantage nor disadvantage"
         return ContingencyAdjudication(
-            system=NAME, outcome="failure", dice=rolled, options=dumped, target=opts.target, success=False,
+            system=NAME, outcome="failure", dice=rolled, options=dumped, target=opts.target,
+            difficulty=descriptor(opts.target), success=False,
             fail_by_one=False, player_omens=0, gm_omens=gm, pick=_pick_word(opts),
             explanation=[f"The player chose to fail a roll that would have been made {s}.",
                          f"The game moderator gains {gm} omen{'s' if gm != 1 else ''}."],
@@ -197,7 +233,8 @@ def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> Contingency
     steps.append(f"With {net_txt}, the {pick} die is the result: {kinds[c.index].value} showing {c.result}.")
     if luck_value is not None:
         steps.append(f"Luck die {luck.type.value} adds {luck_value}: total {c.total}.")
-    steps.append(f"Total {c.total} against target {opts.target}: " + ("success." if c.success else
+    word = descriptor(opts.target)
+    steps.append(f"Total {c.total} against target {opts.target} ({word}): " + ("success." if c.success else
                  "failure by exactly one (a condition may turn it into a barely success)." if c.fail_by_one else "failure."))
     steps.append(f"Omens: {c.player} for the player, {c.gm} for the game moderator.")
     outcome = "success" if c.success else "failure"
@@ -206,11 +243,12 @@ def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> Contingency
         omen_txt = f"; {c.player} player omen{'s' if c.player != 1 else ''}, {c.gm} GM omen{'s' if c.gm != 1 else ''}"
     summary = (f"{outcome.capitalize()}: {pick} die {kinds[c.index].value} {c.result}"
                + (f" plus luck {luck_value}" if luck_value is not None else "")
-               + f" makes {c.total} against {opts.target}" + (", failing by one" if c.fail_by_one else "") + omen_txt + ".")
+               + f" makes {c.total} against {opts.target} ({word})" + (", failing by one" if c.fail_by_one else "") + omen_txt + ".")
     return ContingencyAdjudication(
         system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary, options=dumped,
         result=c.result, result_die=kinds[c.index].value, luck_die=kinds[c.index].value,
-        luck_value=luck_value, total=c.total, target=opts.target, success=c.success, fail_by_one=c.fail_by_one,
+        luck_value=luck_value, total=c.total, target=opts.target, difficulty=word, success=c.success,
+        fail_by_one=c.fail_by_one,
         player_omens=c.player, gm_omens=c.gm, pick=pick,
     )
 
@@ -249,7 +287,8 @@ def odds(pool: Sequence[DieType], opts: ContingencyOptions) -> Odds:
     events = [entry(name, sum((p for k, p in tally.items() if k[i]), Fraction(0)))
               for i, name in ((1, "fail by one"), (2, "player omen"), (3, "gm omen"))]
     desc = " ".join(k.value for k in kinds)
-    summary = (f"Success chance {percent(succ)} ({outcomes[0].fraction}) for {desc} against {opts.target}"
+    summary = (f"Success chance {percent(succ)} ({outcomes[0].fraction}) for {desc} against {opts.target} "
+               f"({descriptor(opts.target)})"
                f", taking the {_pick_word(opts)} die" + (" and spending luck" if opts.with_luck else "") + ".")
     return Odds(system=NAME, pool=[k.value for k in kinds], options=opts.model_dump(), outcomes=outcomes,
                 events=events, summary=summary)

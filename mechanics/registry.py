@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from . import contingency, contingency_action, emergence, futile_kingdoms, house_games, percentile
+from . import contingency, contingency_action, emergence, futile_contest, futile_kingdoms, house_games, percentile
 from .adjudication import Adjudication
 from .dice import DieReading, DieType, parse_type
 from .errors import LimitError, UnknownSystemError
@@ -63,6 +63,8 @@ SYSTEMS: dict[str, System] = {
                emergence.default_pool),
         System(futile_kingdoms.NAME, futile_kingdoms.TITLE, futile_kingdoms.FutileOptions, futile_kingdoms.resolve,
                futile_kingdoms.odds, futile_kingdoms.default_pool),
+        System(futile_contest.NAME, futile_contest.TITLE, futile_contest.ContestOptions, futile_contest.resolve,
+               futile_contest.odds, futile_contest.default_pool),
         System("percentile", "Percentile roll (d00 + d10)", percentile.PercentileOptions,
                percentile.resolve_percentile, percentile.odds_percentile, percentile.default_pool),
         System("chance", "Percentage chance", percentile.ChanceOptions, percentile.resolve_chance,

@@ -30,7 +30,7 @@ from .table import DiceReader, LivePipeline, Table
 log = logging.getLogger("dicecam.server")
 
 STATIC = Path(str(resources.files("dicecam.server") / "static"))
-PAGES = {"/": "index.html", "/overlay": "overlay.html", "/reader": "reader.html", "/docs": "api.html"}
+PAGES = {"/": "index.html", "/dice": "dice.html", "/overlay": "overlay.html", "/reader": "reader.html", "/docs": "api.html"}
 
 DESCRIPTION = """Reads physical dice through a webcam and adjudicates the roll.
 
@@ -92,6 +92,7 @@ def create_app(
                   redoc_url=None,
                   openapi_tags=[{"name": "rolls", "description": "History, manual entry, corrections, export"},
                                 {"name": "rules", "description": "Systems, options and odds"},
+                                {"name": "dice", "description": "Each physical die: its name, and is it fair?"},
                                 {"name": "config", "description": "What the table is playing"},
                                 {"name": "vision", "description": "Live video and uploaded photos"},
                                 {"name": "events", "description": "Live events with a snapshot first"}])

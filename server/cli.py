@@ -20,6 +20,7 @@ from dicecam.mechanics.errors import DicecamError
 # Owner modules, in the order their commands appear in --help.
 COMMAND_MODULES = (
     "dicecam.server.cli_rules",  # resolve, odds
+    "dicecam.server.cli_fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
     "dicecam.vision.cli",  # read, eval, bench

@@ -21,9 +21,11 @@ SYSTEM_FLAGS = {
     "contingency": {"target", "advantage", "disadvantage", "modifier", "luck", "choose_to_fail", "tie_order", "with_luck"},
     "contingency-action": {"zero_dice", "pool"},
     "house-games": {"difficulty", "modifier", "no_ability", "secondary", "combat", "failed_attempts", "pool",
-                    "opponent_dice", "opponent_difficulty", "prior"},
+                    "opponent_dice", "opponent_difficulty", "prior", "attribute", "ability", "opponent_colour",
+                    "extended", "split"},
     "emergence": {"direction", "rerolls"},
     "futile-kingdoms": {"modifier", "red_colour", "white_colour", "carry"},
+    "futile-kingdoms-contest": {"scores", "names", "thrown", "explode"},
     "percentile": {"tens_colour"},
     "chance": {"tens_colour", "percent"},
     "table": {"tens_colour", "table"},
@@ -33,7 +35,7 @@ ALL_FLAGS = sorted(set().union(*SYSTEM_FLAGS.values()))
 
 def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     g = p.add_argument_group("contingency")
-    g.add_argument("--target", type=int, help="target difficulty (default 5)")
+    g.add_argument("--target", metavar="N|WORD", help="target difficulty, a number or the seed's word: Tricky, 'very difficult'... (default 5)")
     g.add_argument("--advantage", type=int, help="units of advantage")
     g.add_argument("--disadvantage", type=int, help="units of disadvantage")
     g.add_argument("--modifier", action="append", metavar="M",
@@ -49,6 +51,8 @@ def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     if odds:
         g.add_argument("--pressure", type=int, default=0, metavar="N", help="add N d6 pressure dice to the pool")
     g = p.add_argument_group("house-games")
+    g.add_argument("--attribute", type=int, metavar="N", help="the attribute's dots: the pool is attribute + ability")
+    g.add_argument("--ability", type=int, metavar="N", help="the ability's ranks (0: none, difficulty +1)")
     g.add_argument("--difficulty", type=int, help="base difficulty before modifiers (default 6)")
     g.add_argument("--no-ability", action="store_true", default=None, help="no ranks in the ability (+1)")
     g.add_argument("--secondary", action="store_true", default=None, help="secondary ability (-1 combat, -2 out)")
@@ -56,7 +60,11 @@ def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     g.add_argument("--failed-attempts", type=int, metavar="N", help="earlier failed attempts (+1 each)")
     g.add_argument("--opponent-dice", type=int, metavar="N", help="contested: the last N dice are the defender's")
     g.add_argument("--opponent-difficulty", type=int, metavar="N", help="contested: the defender's difficulty")
+    g.add_argument("--opponent-colour", metavar="C", help="contested: the defender's dice are this colour")
     g.add_argument("--prior", type=int, metavar="N", help="extended/teamwork: net successes so far")
+    g.add_argument("--extended", action="store_true", default=None,
+                   help="extended/teamwork: stdin rolls (and the camera's throws) add up")
+    g.add_argument("--split", metavar="A,B", help="split: the pools of the actions taken at once, e.g. 7,6")
     if odds:
         g.add_argument("--dice", type=int, metavar="N", help="a pool of N of the system's dice (d10 for house-games)")
     g = p.add_argument_group("emergence")
@@ -66,6 +74,12 @@ def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
     g.add_argument("--red-colour", metavar="C", help="colour of the red die (default red)")
     g.add_argument("--white-colour", metavar="C", help="colour of the white die (default white)")
     g.add_argument("--carry", type=int, metavar="N", help="sum of the earlier DRs this roll explodes from")
+    g = p.add_argument_group("futile-kingdoms-contest")
+    g.add_argument("--scores", metavar="A,B", help="each participant's score in throwing order, e.g. 3,2")
+    g.add_argument("--names", metavar="A,B", help="their names in the same order, e.g. Ann,Bob")
+    g.add_argument("--thrown", action="append", metavar="FACES",
+                   help="an earlier participant's d6 faces, e.g. 4 or 6+5 (repeatable, in order)")
+    g.add_argument("--explode", action="store_true", default=None, help="odds: every 6 is exploded")
     g = p.add_argument_group("percentile, chance, table")
     g.add_argument("--tens-colour", metavar="C", help="colour of the d10 read as tens (two plain d10s)")
     g.add_argument("--percent", type=int, metavar="X", help="chance: X %% happens on a roll of 100 - X or more")
@@ -78,7 +92,8 @@ def register(subparsers) -> None:
     """Add `resolve` and `odds`; see server/cli.py for the contract."""
     r = subparsers.add_parser("resolve", help="adjudicate a roll under a rule system",
                               description="Adjudicate dice given as TYPE:VALUE[:COLOUR], or read JSON lines on stdin.")
-    r.add_argument("system", help="contingency, contingency-action, house-games, emergence, futile-kingdoms, percentile, chance, table")
+    r.add_argument("system", help="contingency, contingency-action, house-games, emergence, futile-kingdoms, "
+                                  "futile-kingdoms-contest, percentile, chance, table")
     r.add_argument("dice", nargs="*", help="dice as TYPE:VALUE[:COLOUR], e.g. d6:3 d10:0 d6:5:red")
     add_option_flags(r, odds=False)
     r.set_defaults(handler=run_resolve)
@@ -115,7 +130,7 @@ def options_from_args(system: str, args: argparse.Namespace) -> dict[str, Any]:
         opts.update(extra)
     simple = {"target", "advantage", "disadvantage", "luck", "choose_to_fail", "tie_order", "with_luck", "zero_dice",
               "difficulty", "no_ability", "secondary", "combat", "failed_attempts", "opponent_dice",
-              "opponent_difficulty", "direction", "red_colour", "white_colour", "carry", "tens_colour", "percent"}
+              "opponent_difficulty", "attribute", "ability", "opponent_colour", "extended", "explode", "direction", "red_colour", "white_colour", "carry", "tens_colour", "percent"}
     for f in given:
         if f in simple:
             opts[f] = getattr(args, f)
@@ -140,6 +155,14 @@ def options_from_args(system: str, args: argparse.Namespace) -> dict[str, Any]:
             opts["pool"] = args.pool
     if args.prior is not None:
         opts["prior_successes"] = args.prior
+    if args.scores is not None:
+        opts["scores"] = [_int(x, "a score") for x in args.scores.split(",") if x.strip()]
+    if args.names is not None:
+        opts["names"] = [x for x in args.names.split(",")]
+    if args.thrown is not None:
+        opts["thrown"] = list(args.thrown)
+    if args.split is not None:
+        opts["split"] = [_int(x, "a split pool") for x in args.split.split(",") if x.strip()]
     if args.rerolls is not None:
         opts["rerolls"] = [_int(x, "a re-roll") for x in args.rerolls.split(",") if x.strip()]
     if args.table is not None:
@@ -259,8 +282,12 @@ def run_resolve(args: argparse.Namespace) -> int:
         rolls = stdin_rolls(sys.stdin)
     count = 0
     for dice in rolls:
-        _print_adjudication(system.resolve(dice, opts), args.json)
+        adj = system.resolve(dice, opts)
+        _print_adjudication(adj, args.json)
         count += 1
+        if getattr(opts, "extended", False):
+            # Extended or teamwork rolls: each line's successes add to the running total.
+            opts = opts.model_copy(update={"prior_successes": adj.total_successes})
     if count == 0:
         raise DiceError("no dice on stdin")
     return 0

@@ -34,6 +34,10 @@ CREATE TABLE IF NOT EXISTS rolls (
     body    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rolls_amends ON rolls(amends);
+CREATE TABLE IF NOT EXISTS die_names (
+    key     TEXT PRIMARY KEY,
+    name    TEXT NOT NULL
+);
 """
 
 CSV_COLUMNS = ("id", "ts", "source", "status", "system", "outcome", "dice", "summary", "amends", "follows", "reason")
@@ -87,7 +91,22 @@ class RollStore:
                 raise KeyError(f"roll {roll.id} is already stored") from None
         return roll
 
+    def name_die(self, key: str, name: str | None) -> dict[str, str]:
+        """Give the physical die `key` (TYPE:COLOUR) a name, or forget its name; returns every name."""
+        with self._lock:
+            if name:
+                self._db.execute("INSERT INTO die_names(key, name) VALUES (?, ?) "
+                                 "ON CONFLICT(key) DO UPDATE SET name=excluded.name", (key, name))
+            else:
+                self._db.execute("DELETE FROM die_names WHERE key=?", (key,))
+        return self.die_names()
+
     # -- reading -------------------------------------------------------------
+    def die_names(self) -> dict[str, str]:
+        """The names players gave their dice, by TYPE:COLOUR key."""
+        with self._lock:
+            return dict(self._db.execute("SELECT key, name FROM die_names ORDER BY key").fetchall())
+
     def get(self, roll_id: str) -> Roll | None:
         with self._lock:
             row = self._db.execute("SELECT body FROM rolls WHERE id=?", (roll_id,)).fetchone()

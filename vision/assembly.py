@@ -8,13 +8,18 @@ Roll back. It remembers just enough of the previous roll to join follow-up throw
   Wyrd result, the next single d10 throws are base re-rolls;
 - futile-kingdoms: after a DR of ±5, the next red+white pair adds (the `carry` option);
 - contingency-action resource rolls: the pool shrinks roll after roll (`pool_size` is the
-  previous roll's `remaining`, so a throw of the wrong number of dice is caught).
+  previous roll's `remaining`, so a throw of the wrong number of dice is caught);
+- house-games extended or teamwork rolls: each throw adds its successes to the last
+  (`prior_successes` is the previous roll's `total_successes`);
+- futile-kingdoms contests: one participant's throw after another (`thrown` holds the earlier
+  participants' dice); the last participant's throw decides the contest and a new contest begins.
 """
 
 from __future__ import annotations
 
 import math
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -85,12 +90,12 @@ class FollowUp:
     """What the next throw may continue: `kind` of follow-up, the roll it joins (`id`), that roll's
     options, its original dice and the follow-up dice thrown so far (`extra`)."""
 
-    kind: Literal["luck", "reroll", "explode", "pool"]
+    kind: Literal["luck", "reroll", "explode", "pool", "extend", "contest"]
     id: str
     options: dict[str, Any]
     dice: list[DieReading]
     extra: list[DieReading]
-    carry: int = 0  # explode: the sum of the earlier DRs
+    carry: int = 0  # explode: the sum of the earlier DRs; extend: the successes so far
     remaining: int | None = None  # pool: the d8s left in the pool
 
 
@@ -171,6 +176,19 @@ class RollSession:
         if follow.kind == "pool":
             opts = {**self.options, "mode": "resource", "pool_size": follow.remaining}
             return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
+        if follow.kind == "extend":
+            opts = {**self.options, "prior_successes": follow.carry}
+            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
+        if follow.kind == "contest":
+            before = list(follow.options.get("thrown", []))
+            last = Counter(d.value for d in follow.extra)
+            now = Counter(d.value for d in dice)
+            if all(d.value == 6 for d in follow.extra) and len(dice) > len(follow.extra) and not last - now:
+                # The last participant left their sixes on the table and added dice: an explosion, theirs.
+                opts = {**self.options, "thrown": before}
+            else:
+                opts = {**self.options, "thrown": before + ["+".join(str(d.value) for d in follow.extra)]}
+            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
         return None
 
     def _make_with(self, original, earlier, new, opts, frame_id, ts, follows) -> Roll:
@@ -202,6 +220,10 @@ class RollSession:
             return follow("explode", id=roll.id, carry=int(roll.options.get("carry", 0)) + int(adj.get("dr", 0)))
         if self.system == "contingency-action" and self.options.get("mode") == "resource" and not adj.get("depleted"):
             return follow("pool", id=roll.id, remaining=adj.get("remaining"))
+        if self.system == "house-games" and self.options.get("extended"):
+            return follow("extend", id=roll.id, carry=int(adj.get("total_successes", 0)))
+        if self.system == "futile-kingdoms-contest" and not adj.get("decided"):
+            return follow("contest", id=roll.follows or roll.id, extra=list(roll.dice))
         return None
 
     def _original_dice(self, roll: Roll) -> list[DieReading]:

@@ -1,0 +1,53 @@
+"""Contingency's difficulty descriptors (seed 000, "Typical Difficulty Targets"): every target
+carries its word, and a target can be given as the word."""
+
+from __future__ import annotations
+
+import pytest
+
+from dicecam.mechanics import registry
+from dicecam.mechanics.contingency import descriptor
+from dicecam.mechanics.dice import parse_dice
+from dicecam.mechanics.errors import RulesError
+
+# The seed's table, word for word.
+SEED_TABLE = [(1, "Automatic"), (2, "Very Easy"), (3, "Easy"), (4, "Moderate"), (5, "Tricky"), (6, "Hard"),
+              (7, "Difficult"), (8, "Very Difficult"), (9, "Improbable"), (10, "Inconceivable"), (11, "Near Impossible")]
+MONIQUE = parse_dice(["d6:3", "d8:1", "d10:9"])  # the seed's luck example: the d6 3 is the result
+
+
+@pytest.mark.parametrize("target, word", SEED_TABLE + [(12, "Near Impossible"), (40, "Near Impossible")])
+def test_each_target_has_the_seeds_word(target, word):
+    assert descriptor(target) == word
+    adj = registry.resolve("contingency", MONIQUE, {"target": target})
+    assert adj.difficulty == word
+    assert f"against {target} ({word})" in adj.summary
+    assert f"against target {target} ({word})" in " ".join(adj.explanation)
+    assert f"against {target} ({word})" in registry.odds("contingency", ["d6", "d8", "d10"], {"target": target}).summary
+
+
+@pytest.mark.parametrize("given", ["Tricky", "tricky", " TRICKY ", "5"])
+def test_a_target_given_as_a_word_is_its_number(given):
+    adj = registry.resolve("contingency", MONIQUE, {"target": given, "luck": "d6:2"})
+    assert (adj.target, adj.total, adj.outcome) == (5, 5, "success")
+
+
+@pytest.mark.parametrize("given, number", [("very difficult", 8), ("Near-Impossible", 11), ("near_impossible", 11),
+                                           ("Very  Easy", 2)])
+def test_two_word_descriptors(given, number):
+    assert registry.parse_options("contingency", {"target": given}).target == number
+
+
+def test_an_unknown_word_is_refused_with_the_words():
+    with pytest.raises(RulesError, match=r"unknown difficulty 'brutal'.*Tricky \(5\).*Near Impossible \(11\+\)"):
+        registry.resolve("contingency", MONIQUE, {"target": "brutal"})
+
+
+def test_choosing_to_fail_still_names_the_difficulty():
+    adj = registry.resolve("contingency", [], {"target": "Hard", "choose_to_fail": True})
+    assert (adj.target, adj.difficulty) == (6, "Hard")
+
+
+def test_the_options_schema_offers_the_words():
+    target = registry.options_schema("contingency")["properties"]["target"]
+    assert [w for n, w in SEED_TABLE] == next(x["enum"] for x in target["anyOf"] if x.get("type") == "string")

@@ -1,0 +1,132 @@
+"""House Games (seed 002) from the character sheet: the pool is attribute + ability, a pool the
+table does not match is named as more or fewer dice; contested rolls by the defender's colour;
+extended and teamwork totals; split pools, one throw read left to right."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from math import comb
+
+import pytest
+
+from dicecam.mechanics import registry
+from dicecam.mechanics.dice import parse_dice
+from dicecam.mechanics.errors import RulesError
+
+
+def d10s(*faces: int, colour: str | None = None) -> list[str]:
+    return [f"d10:{f}" + (f":{colour}" if colour else "") for f in faces]
+
+
+def roll(specs, **options):
+    return registry.resolve("house-games", parse_dice(specs), options)
+
+
+def test_smitty_rolls_intelligence_3_plus_computer_5_eight_dice_at_difficulty_6():
+    a = roll(d10s(2, 4, 5, 6, 8, 6, 7, 1), attribute=3, ability=5)
+    assert (a.pool, a.dice_rolled, a.difficulty, a.hits, a.ones, a.successes) == (8, 8, 6, 4, 1, 3)
+    assert a.explanation[0] == "Pool: attribute 3 + ability 5 = 8 dice."
+    assert registry.odds("house-games", [], {"attribute": 3, "ability": 5}).pool == ["d10"] * 8
+
+
+def test_the_alley_example_dexterity_3_stealth_2_five_dice_two_successes():
+    a = roll(d10s(2, 4, 5, 6, 8), attribute=3, ability=2)
+    assert (a.pool, a.successes, a.outcome) == (5, 2, "success")
+
+
+@pytest.mark.parametrize("faces, words", [
+    ((2, 4, 5, 6, 8, 6, 7), "the table shows 7 dice, 1 fewer than the 8 to roll (attribute 3 + ability 5)"),
+    ((2, 4, 5, 6, 8, 6, 7, 1, 9, 9), "the table shows 10 dice, 2 more than the 8 to roll (attribute 3 + ability 5)"),
+])
+def test_more_or_fewer_dice_than_the_pool_is_named(faces, words):
+    with pytest.raises(RulesError, match="^" + re.escape(words)):
+        roll(d10s(*faces), attribute=3, ability=5)
+
+
+def test_no_ranks_in_the_ability_rolls_the_attribute_alone_at_plus_one():
+    # "if you are attempting to sneak down an alley but do not have any Stealth, you may roll only
+    # Dexterity, but the Difficulty will be 7 rather than 6."
+    a = roll(d10s(6, 7, 9), attribute=3, ability=0)
+    assert (a.pool, a.difficulty, a.successes) == (3, 7, 2)
+    assert "no ranks in the ability" in a.explanation[0]
+
+
+def test_a_pool_above_nine_loses_the_overage_from_the_sheet_pool():
+    a = roll(d10s(9, 9, 9), attribute=3, ability=3, difficulty=8, modifier=4)  # Bill: 6 dice, 3 lost
+    assert (a.pool, a.dice_lost, a.dice_rolled, a.successes) == (6, 3, 3, 3)
+    with pytest.raises(RulesError, match="the table shows 4 dice, 1 more than the 3 to roll .*minus 3 lost"):
+        roll(d10s(9, 9, 9, 9), attribute=3, ability=3, difficulty=8, modifier=4)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"ability": 2}, "an ability needs its attribute"),
+    ({"attribute": 3, "ability": 2, "pool": 6}, "pool 6 is not attribute 3 + ability 2"),
+    ({"attribute": 0, "ability": 0}, "0 dice"),
+    ({"split": [6]}, "two or more actions"),
+    ({"opponent_dice": 2, "opponent_colour": "black"}, "not both"),
+    ({"attribute": 2, "opponent_dice": 1}, "named by colour"),
+])
+def test_options_that_cannot_hold_together_are_refused(options, words):
+    with pytest.raises(RulesError, match=re.escape(words)):
+        roll(d10s(6, 7), **options)
+
+
+def test_contested_in_one_throw_the_defender_by_colour_at_its_own_difficulty():
+    # The attacker's sword (difficulty 6) against the defender's parry in black dice (difficulty 7).
+    a = roll(d10s(9, 8, 6, 2) + d10s(7, 3, 1, colour="black"), opponent_colour="black", opponent_difficulty=7)
+    assert (a.successes, a.opponent_successes, a.winner, a.margin, a.outcome) == (3, 0, "actor", 3, "success")
+    assert [d.role for d in a.dice] == ["pool"] * 4 + ["defender"] * 3
+    tie = roll(d10s(9, 2) + d10s(9, colour="black"), opponent_colour="black")
+    assert (tie.winner, tie.margin, tie.outcome) == ("defender", 0, "failure")  # a tie goes to the defender
+    with pytest.raises(RulesError, match="no black dice read"):
+        roll(d10s(9, 2), opponent_colour="black")
+    # The actor's pool from the sheet is still counted: the defender's dice are told apart by colour.
+    sheet = roll(d10s(9, 8, 6) + d10s(7, colour="black"), attribute=2, ability=1, opponent_colour="black")
+    assert (sheet.pool, sheet.successes, sheet.opponent_successes) == (3, 3, 1)
+    with pytest.raises(RulesError, match="the table shows 2 dice, 1 fewer than the 3 to roll"):
+        roll(d10s(9, 8) + d10s(7, colour="black"), attribute=2, ability=1, opponent_colour="black")
+
+
+def test_extended_and_teamwork_totals_add_each_throw():
+    a = roll(d10s(9, 9, 1), prior_successes=3, extended=True)
+    assert (a.successes, a.total_successes) == (1, 4)
+    assert a.summary.endswith("; 4 in all so far.")
+
+
+def test_a_split_divides_the_lower_pool_and_judges_each_action():
+    # Attack with 8 dice and dodge with 6 at once: the lower pool, 6, splits 3 + 3.
+    a = roll(d10s(9, 8, 1, 2, 3, 4), split=[8, 6])
+    assert [(x.action, x.dice, x.successes, x.outcome) for x in a.actions] == [(1, 3, 1, "success"), (2, 3, 0, "failure")]
+    assert a.outcome == "partial"
+    assert [d.role for d in a.dice] == ["action 1"] * 3 + ["action 2"] * 3
+    assert "the lower pool of 8, 6 is 6, divided as 3 + 3 dice" in " ".join(a.explanation)
+    with pytest.raises(RulesError, match="the table shows 5 dice, 1 fewer than the 6 of the split"):
+        roll(d10s(9, 8, 1, 2, 3), split=[8, 6])
+    with pytest.raises(RulesError, match="cannot be split 3 ways"):
+        roll(d10s(9, 8, 1, 2, 3), split=[5, 8, 7])
+
+
+def test_odds_of_the_sheet_pool_are_exact():
+    # P(no die at or above 6 and no 1 among 8 d10) = (4/10)^8: the failure-by-zero-hits part, checked exactly.
+    o = registry.odds("house-games", [], {"attribute": 3, "ability": 5})
+    assert o.pool == ["d10"] * 8
+    success = Fraction(o.outcomes[0].fraction)
+    # Direct sum over hits h, ones k, blanks (faces 2-5) with h - k > 0.
+    direct = sum(Fraction(comb(8, h) * comb(8 - h, k) * 5 ** h * 1 ** k * 4 ** (8 - h - k), 10 ** 8)
+                 for h in range(9) for k in range(9 - h) if h - k > 0)
+    assert success == direct
+
+
+def test_contested_odds_agree_with_resolving_every_throw():
+    from collections import Counter
+    from itertools import product
+
+    options = {"opponent_dice": 2, "opponent_difficulty": 7, "difficulty": 5}
+    tally: Counter = Counter()
+    for faces in product(range(10), repeat=4):
+        tally[roll(d10s(*faces), **options).outcome] += Fraction(1, 10 ** 4)
+    o = registry.odds("house-games", ["d10"] * 4, options)
+    assert {x.outcome: Fraction(x.fraction) for x in o.outcomes if x.probability} == dict(tally)
+    with pytest.raises(RulesError, match="as a count"):
+        registry.odds("house-games", ["d10"] * 4, {"opponent_colour": "black"})
