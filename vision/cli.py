@@ -21,6 +21,9 @@ def register(subparsers) -> None:
     e.add_argument("--limit", type=int, default=None, help="score at most N images")
     e.add_argument("--held-out", action="store_true",
                    help="score only the part of a shared real set that the training recipe never sees")
+    e.add_argument("--teach-per-face", type=int, default=None, metavar="N",
+                   help="teach N photos of each face of each die to a fresh memory, score the other photos "
+                        "with and without it (single-die sets)")
     e.add_argument("--backend", default="auto")
     e.set_defaults(handler=_eval)
 
@@ -73,6 +76,13 @@ def _eval(args) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
+    if args.teach_per_face is not None:
+        if not 1 <= args.teach_per_face <= 50:
+            raise LimitError(f"--teach-per-face must be 1-50, got {args.teach_per_face}")
+        from .teach_eval import teach_and_score
+
+        print(json.dumps(teach_and_score(args.truth, Reader.load(backend=args.backend), args.teach_per_face), indent=1))
+        return 0
     keep = None
     if args.held_out:
         from .evaluate import held_out
