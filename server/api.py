@@ -99,8 +99,9 @@ def require_token(request: Request) -> None:
     """Write and control endpoints: same-origin only, and the token when the server has one."""
     settings = request.app.state.table.settings
     origin = request.headers.get("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
-        # Another web site open in the same browser must not change this table's rolls (CSRF).
+    if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
+        # Another web site open in the same browser must not change this table's rolls (CSRF). "null" is
+        # foreign too: a sandboxed iframe or a file:// page sends it, and a form upload needs no preflight.
         raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
     if not settings.token_required:
         return

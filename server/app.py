@@ -22,6 +22,7 @@ from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
 from .api import router
 from .events import Broker
+from .hosts import HostGuard, HostPolicy
 from .rulebook import Rules, load_rules
 from .settings import ServerSettings
 from .store import RollStore
@@ -122,5 +123,6 @@ def create_app(
     for path, name in PAGES.items():
         app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
     return app
 PipelineProtocol = LivePipeline  # the name the brief uses; vision.pipeline.Pipeline satisfies it

@@ -34,6 +34,8 @@ class ServerSettings(BaseModel):
     host: str = Field(default="127.0.0.1", min_length=1, max_length=255, title="Address to listen on")
     port: int = Field(default=8000, ge=0, le=65535, title="TCP port")
     data_dir: Path = Field(default_factory=default_data_dir, title="Folder for the roll store and corrections")
+    allowed_hosts: list[str] = Field(default_factory=list, max_length=64,
+                                     title="Host names the server answers to besides its own address")
     token: str | None = Field(default=None, min_length=8, max_length=256, title="Bearer token for write endpoints")
     system: str = Field(default="contingency", min_length=1, max_length=64, title="System at start")
     options: dict[str, Any] = Field(default_factory=dict, title="System options at start")
