@@ -32,3 +32,12 @@ def first_problem(error, skip: tuple[str, ...] = ()) -> tuple[str, str]:
     err = errs[0]
     where = ".".join(str(p) for p in err.get("loc", ()) if p not in skip)
     return where, str(err.get("msg", error)).removeprefix("Value error, ")
+
+
+class MissingExtra(DicecamError):
+    """A command needs an optional part of the install (a pip extra) that is not there."""
+
+    def __init__(self, extra: str, module: str, what: str = ""):
+        self.extra, self.module = extra, module
+        lead = f"{what} needs" if what else "needs"
+        super().__init__(f"{lead} the {extra} extra ({module} is not installed): pip install '.[{extra}]'")

@@ -45,12 +45,10 @@ def _train(args) -> int:
                                 ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024)):
         if not lo <= value <= hi:
             raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
-    import importlib.util
+    from dicecam.vision.extras import require
 
     # Only look: ultralytics must not be imported before the recipe sets it up offline.
-    missing = [m for m in ("torch", "ultralytics") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise DicecamError(f"training needs the train extra ({missing[0]} is missing): pip install '.[train]'")
+    require("train", "training", modules=("torch", "ultralytics", "moderngl"))
     from .recipe import Recipe, run
     from .train_detector import DetectorTrainConfig
     from .train_reader import ReaderTrainConfig

@@ -59,6 +59,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = getattr(e, "filename", None) or str(e)
         print(f"dicecam {args.command}: cannot open {name}: {e.strerror or e}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as e:
+        # An optional extra the command reached for: one line naming it. Any other missing module is a bug.
+        from dicecam.vision.extras import as_missing_extra
+
+        missing = as_missing_extra(e)
+        if missing is None:
+            raise
+        print(f"dicecam {args.command}: {missing}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -80,14 +80,36 @@ def _eval(args) -> int:
 
 
 def _bench(args) -> int:
-    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
-    for name in chosen or ["reader"]:
-        for row in _BENCHES[name](args.quick):
-            print(json.dumps(row), flush=True)
-    return 0
+    from dicecam.mechanics.errors import MissingExtra
+
+    from .extras import as_missing_extra
+
+    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)] or ["reader"]
+    skipped = []
+    for name in chosen:
+        # A benchmark whose extra is missing is named and skipped; the others still run.
+        try:
+            rows = _BENCHES[name](args.quick)
+        except MissingExtra as e:
+            missing = e
+        except ModuleNotFoundError as e:
+            missing = as_missing_extra(e)
+            if missing is None:
+                raise
+        else:
+            for row in rows:
+                print(json.dumps(row), flush=True)
+            continue
+        skipped.append(name)
+        print(json.dumps({"bench": name, "skipped": str(missing)}), flush=True)
+        print(f"dicecam bench: skipped {name}: {missing}", file=sys.stderr, flush=True)
+    return 2 if len(skipped) == len(chosen) else 0
 
 
 def _bench_reader(quick):
+    from .extras import require
+
+    require("synth", "the reader benchmark (it renders its test frames)")
     from .bench import bench_reader
 
     return bench_reader(quick)
@@ -106,12 +128,18 @@ def _bench_live(quick):
 
 
 def _bench_synth(quick):
+    from .extras import require
+
+    require("synth")
     from dicecam.datasets.bench import bench_synth
 
     return bench_synth(quick)
 
 
 def _bench_overlay(quick):
+    from .extras import require
+
+    require("test", "the overlay benchmark (it drives Chromium)", modules=("playwright",))
     from dicecam.server.bench import bench_overlay
 
     return bench_overlay(quick)
