@@ -18,7 +18,9 @@ from dicecam.mechanics.roll import Event, Roll
 
 from .events import Broker, event_json
 from .table import Table
-from .video import image_size, jpeg
+from dicecam.vision.images import decode_image
+
+from .video import jpeg
 
 router = APIRouter(prefix="/api")
 
@@ -210,30 +212,14 @@ async def read_upload(
     """Capped in bytes and pixels; the photo is kept in memory only, for a later correction."""
     s = table.settings
     data = await image.read(s.max_upload_bytes + 1)
-    if len(data) > s.max_upload_bytes:
-        raise HTTPException(413, f"image is over the upload limit of {s.max_upload_bytes} bytes")
-    if not data:
-        raise HTTPException(400, "the uploaded file is empty")
-    head = image_size(data)
-    if head is None:
-        raise HTTPException(415, "not a PNG, JPEG, BMP or WebP image")
-    fmt, w, h = head
-    if w <= 0 or h <= 0:
-        raise HTTPException(400, f"the {fmt} header gives no image size")
-    if w * h > s.max_upload_pixels:
-        raise HTTPException(413, f"image is {w}x{h} = {w * h} pixels, over the limit of {s.max_upload_pixels}")
     if table.reader is None:
         raise HTTPException(503, "no dice reader is loaded on this server: " + "; ".join(table.notices or ["unknown"]))
-    return await asyncio.to_thread(_read_and_store, table, data, image.filename or "upload", store)
+    # The same loader as `dicecam read`: caps checked from the header before any pixel is decoded.
+    frame = await asyncio.to_thread(decode_image, data, max_bytes=s.max_upload_bytes, max_pixels=s.max_upload_pixels)
+    return await asyncio.to_thread(_read_and_store, table, frame, image.filename or "upload", store)
 
 
-def _read_and_store(table: Table, data: bytes, name: str, store: bool) -> ReadResult:
-    import cv2
-    import numpy as np
-
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise HTTPException(400, "the image could not be decoded (corrupt or unsupported)")
+def _read_and_store(table: Table, frame, name: str, store: bool) -> ReadResult:
     dice = table.reader(frame)
     read = ImageRead(image=name[:255], width=frame.shape[1], height=frame.shape[0], dice=dice)
     if not store or not dice:

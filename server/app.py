@@ -105,7 +105,8 @@ def create_app(
 
     @app.exception_handler(DicecamError)
     async def _bad_input(request: Request, exc: DicecamError):
-        return JSONResponse({"detail": str(exc)}, status_code=413 if isinstance(exc, LimitError) else 400)
+        status = getattr(exc, "status", 413 if isinstance(exc, LimitError) else 400)
+        return JSONResponse({"detail": str(exc)}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):

@@ -43,19 +43,25 @@ def _images(paths: list[Path]):
 
 
 def _read(args) -> int:
-    import cv2
-
     from dicecam.mechanics.dice import ImageRead
 
+    from .images import ImageRefused, load_image
     from .read import Reader
 
     reader = Reader.load(backend=args.backend)
     failed = 0
     for path in _images(args.paths):
-        img = cv2.imread(str(path)) if path.is_file() else None
-        if img is None:
+        # The server's loader and caps: a cut-short or oversized photo is refused, never guessed at.
+        try:
+            img = load_image(path)
+        except ImageRefused as e:
+            why = str(e)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+            why = "no such file" if not path.exists() else (e.strerror or str(e))
+        else:
+            why = None
+        if why is not None:
             failed += 1
-            why = "no such file" if not path.exists() else "not an image OpenCV can decode"
             print(f"dicecam read: cannot read {path}: {why}", file=sys.stderr)
             continue
         read = ImageRead(image=str(path), width=img.shape[1], height=img.shape[0], dice=reader(img))
