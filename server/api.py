@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from urllib.parse import urlsplit
 import time
 from typing import Annotated, Any
 
+from fastapi.routing import APIRoute
 from fastapi import APIRouter, Depends, File, HTTPException, Query, Request, UploadFile, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from dicecam.mechanics.dice import DieReading, ImageRead
-from dicecam.mechanics.errors import DicecamError
+from dicecam.mechanics.errors import DicecamError, parse_int
 from dicecam.mechanics.roll import Event, Roll
 
 from .events import Broker, event_json
@@ -22,7 +24,26 @@ from dicecam.vision.images import decode_image
 
 from .video import jpeg
 
-router = APIRouter(prefix="/api")
+class JSONRequest(Request):
+    async def json(self) -> Any:
+        # A number of thousands of digits stays a marker the field's check names, instead of failing the
+        # whole body with "There was an error parsing the body" (Python refuses such an int).
+        if not hasattr(self, "_json"):
+            self._json = json.loads(await self.body(), parse_int=parse_int)
+        return self._json
+
+
+class JSONRoute(APIRoute):
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def with_json_request(request: Request):
+            return await handler(JSONRequest(request.scope, request.receive))
+
+        return with_json_request
+
+
+router = APIRouter(prefix="/api", route_class=JSONRoute)
 
 MAX_DICE = 100
 
@@ -38,23 +59,25 @@ def _die(v: Any) -> Any:
         raise ValueError(str(e)) from None
 
 
+# Each die validated on its own, so an error names it: "dice #2: a d6 has no face 9".
+Die = Annotated[DieReading, BeforeValidator(_die)]
+
+
 class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     system: str | None = Field(default=None, max_length=64, title="System (default: the configured one)")
     options: dict[str, Any] | None = Field(default=None, title="System options (default: the configured ones)")
-    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="Dice as read, e.g. \"d6:5\" or objects")
+    dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="Dice as read, e.g. \"d6:5\" or objects")
     follows: str | None = Field(default=None, max_length=64, title="Id of the roll this continues")
 
-    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
 
 
 class AmendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
+    dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
     system: str | None = Field(default=None, max_length=64, title="System (default: the original roll's)")
     options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's)")
 
-    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
 
 
 class ConfigRequest(BaseModel):

@@ -46,8 +46,14 @@ Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) star
 def _first_validation_message(exc: RequestValidationError) -> str:
     if not exc.errors():
         return "invalid request"
+    err = exc.errors()[0]
+    if err.get("type") == "json_invalid":
+        # FastAPI puts the character position where a field name would go.
+        pos = err.get("loc", ("body", None))[-1]
+        at = f" at character {pos + 1}" if isinstance(pos, int) else ""
+        return f"the request body is not valid JSON: {(err.get('ctx') or {}).get('error', 'cannot parse it')}{at}"
     loc, msg = first_problem(exc, skip=("body",))
-    return f"{loc}: {msg}" if loc else msg
+    return f"{loc}: {msg}" if loc else f"request body: {msg}"
 
 
 def create_app(

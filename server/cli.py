@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Sequence
 
@@ -32,6 +33,8 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        # A value pasted 5000 characters long is shown by its start, so the line stays one line.
+        message = re.sub(r"'([^'\n]{30})[^'\n]{10,}'", lambda m: f"'{m.group(1)}…'", message)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

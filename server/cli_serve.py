@@ -37,7 +37,7 @@ def register(subparsers) -> None:
 def _options(pairs: list[str]) -> dict:
     import json
 
-    from dicecam.mechanics.errors import DicecamError
+    from dicecam.mechanics.errors import DicecamError, parse_int
 
     out = {}
     for pair in pairs:
@@ -45,7 +45,7 @@ def _options(pairs: list[str]) -> dict:
         if not sep or not key.strip():
             raise DicecamError(f"bad --option {pair!r}: write KEY=VALUE, e.g. target=5")
         try:
-            out[key.strip()] = json.loads(value)
+            out[key.strip()] = json.loads(value, parse_int=parse_int)
         except ValueError:
             out[key.strip()] = value
     return out

@@ -52,7 +52,7 @@ def test_manual_resolve_uses_configured_options(client):
         ({"dice": ["d6:1"], "system": "nope"}, 400, "unknown system"),
         ({"dice": ["d6:1"], "options": {"target": 0}}, 400, "bad option"),
         ({"dice": ["d00:30"]}, 400, "cannot use a d00"),
-        ({"dice": ["d6:1"], "surprise": 1}, 422, "extra"),
+        ({"dice": ["d6:1"], "surprise": 1}, 422, "surprise: unknown field"),
         ({"dice": ["d6:1"], "follows": "missing-id"}, 400, "no roll"),
     ],
 )
