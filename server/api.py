@@ -76,7 +76,8 @@ class AmendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
     system: str | None = Field(default=None, max_length=64, title="System (default: the original roll's)")
-    options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's)")
+    options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's when the system "
+                                           "is unchanged, else the new system's defaults)")
 
 
 

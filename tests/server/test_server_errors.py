@@ -80,3 +80,21 @@ def test_cli_refusals_name_the_field_in_one_short_line(args, stdin, says):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and len(lines[0]) < 300, lines
     assert not any(word in lines[0] for word in INTERNALS)
+
+
+def test_amending_into_another_system_starts_from_its_defaults(real):
+    """A roll under contingency (with its own target) corrected into house-games: no contingency option
+    is carried into house-games, which would refuse it; the same system keeps the original's options."""
+    c, store = real
+    original = c.post("/api/rolls", json={"dice": ["d6:3", "d8:7", "d10:0"], "options": {"target": 9}}).json()
+    assert original["options"]["target"] == 9
+    moved = c.post(f"/api/rolls/{original['id']}/amend", json={"dice": ["d10:7", "d10:2"], "system": "house-games"})
+    assert moved.status_code == 201, moved.text
+    defaults = c.post("/api/odds", json={"system": "house-games"}).json()["options"]
+    assert moved.json()["system"] == "house-games" and moved.json()["options"] == defaults
+    same = c.post(f"/api/rolls/{original['id']}/amend", json={"dice": ["d6:4", "d8:7", "d10:0"]}).json()
+    assert same["options"]["target"] == 9
+    given = c.post(f"/api/rolls/{original['id']}/amend",
+                   json={"dice": ["d6:4", "d8:7", "d10:0"], "system": "contingency", "options": {"target": 3}}).json()
+    assert given["options"]["target"] == 3
+    assert store.count() == 4
