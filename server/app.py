@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
@@ -121,6 +122,20 @@ def create_app(
                             status_code=422)
 
     app.include_router(router)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        # A path served by several routes (GET and POST /api/rolls) must list all their methods in Allow,
+        # not only those of the first route Starlette tried.
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            methods = set()
+            for route in app.router.routes:
+                regex, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+                if regex is not None and route_methods and regex.match(request.url.path):
+                    methods |= set(route_methods)
+            headers["Allow"] = ", ".join(sorted(methods))
+        return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code, headers=headers)
 
     def page(name: str):
         async def serve_page():
