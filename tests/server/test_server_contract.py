@@ -38,23 +38,3 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP, config=CONFIG).exc
 def test_api_answers_as_documented(case):
     case.call_and_validate()
 
-
-def test_errors_and_content_types_are_documented():
-    from fastapi.testclient import TestClient
-
-    with TestClient(APP) as c:
-        spec = c.get("/openapi.json").json()
-    paths = spec["paths"]
-
-    def codes(path, method):
-        return set(paths[path][method]["responses"])
-
-    assert {"400", "401", "403", "413", "415", "422", "503"} <= codes("/api/read", "post")
-    assert {"400", "404", "422"} <= codes("/api/rolls/{roll_id}", "get")
-    assert {"400", "401", "403", "404", "422"} <= codes("/api/rolls/{roll_id}/amend", "post")
-    assert list(paths["/api/export.csv"]["get"]["responses"]["200"]["content"]) == ["text/csv"]
-    assert list(paths["/api/frame.jpg"]["get"]["responses"]["200"]["content"]) == ["image/jpeg"]
-    schemas = spec["components"]["schemas"]
-    shape = paths["/api/rolls"]["post"]["responses"]["422"]["content"]["application/json"]["schema"]["$ref"]
-    assert shape.endswith("/ValidationProblem") and schemas["ValidationProblem"]["properties"]["detail"]["type"] == "string"
-    assert "HTTPValidationError" not in schemas  # FastAPI's list-shaped detail is not what this server sends
