@@ -8,7 +8,7 @@ from itertools import product
 from math import prod
 from typing import Literal, NamedTuple, Sequence
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType

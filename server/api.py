@@ -3,129 +3,34 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import secrets
-from urllib.parse import urlsplit
 import time
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from fastapi.routing import APIRoute
 from fastapi import APIRouter, Depends, File, HTTPException, Query, Request, UploadFile, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
-from dicecam.mechanics.dice import DieReading, DieType, ImageRead
-from dicecam.mechanics.errors import DicecamError, parse_int
+from dicecam.mechanics.dice import ImageRead
+from dicecam.mechanics.errors import DicecamError
 from dicecam.mechanics.roll import Event, Roll
-
-from .events import Broker, event_json
-from .table import Table
 from dicecam.vision.images import decode_image
 
+from .contract import CSVResponse, Die, JPEGResponse, JSONRoute, answers
+from .events import Broker, event_json
+from .table import Table
 from .video import jpeg
-
-class JSONRequest(Request):
-    async def json(self) -> Any:
-        # A number of thousands of digits stays a marker the field's check names, instead of failing the
-        # whole body with "There was an error parsing the body" (Python refuses such an int).
-        if not hasattr(self, "_json"):
-            self._json = json.loads(await self.body(), parse_int=parse_int)
-        return self._json
-
-
-class JSONRoute(APIRoute):
-    def get_route_handler(self):
-        handler = super().get_route_handler()
-
-        async def with_json_request(request: Request):
-            return await handler(JSONRequest(request.scope, request.receive))
-
-        return with_json_request
-
-
-class Problem(BaseModel):
-    """Every refusal: one line saying why, in the user's words."""
-
-    detail: str = Field(title="Why the request was refused")
-
-
-class FieldProblem(BaseModel):
-    loc: list[str | int] = Field(title="Where: body, query or path, then the field")
-    msg: str = Field(title="What is wrong there")
-
-
-class ValidationProblem(Problem):
-    errors: list[FieldProblem] = Field(default_factory=list, max_length=20, title="Each problem found (at most 20)")
-
-
-def _answers(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """The documented error answers of a route, with the shapes really sent."""
-    words = {400: "Bad input, or a Host header this server does not answer to",
-             401: "This server needs its token for changes", 403: "A change from another web site (cross-origin)",
-             404: "No such roll", 413: "Over a size limit (upload bytes or pixels, pool size)",
-             415: "Not a PNG, JPEG, BMP or WebP image", 422: "A field is missing or has the wrong type",
-             503: "Not available on this server now (no camera, no reader, too many clients)"}
-    return {c: {"model": ValidationProblem if c == 422 else Problem, "description": words[c]} for c in codes}
-
-
-class CSVResponse(Response):
-    media_type = "text/csv"
-
-
-class JPEGResponse(Response):
-    media_type = "image/jpeg"
 
 
 # Every route may answer 400 (the Host guard) and 422 (FastAPI's validation, in our ValidationProblem shape).
-router = APIRouter(prefix="/api", route_class=JSONRoute, responses=_answers(400, 422))
-WRITE_ANSWERS = _answers(401, 403)
+router = APIRouter(prefix="/api", route_class=JSONRoute, responses=answers(400, 422))
+WRITE_ANSWERS = answers(401, 403)
 
 MAX_DICE = 100
 
 
 # -- request and response models -------------------------------------------------
-def _die(v: Any) -> Any:
-    # Dice come as reading objects or as the CLI's "d6:5[:red]" text; the text exactly as the schema's
-    # pattern says (the command line is more lenient: it forgives spaces and capitals).
-    if not isinstance(v, str):
-        return v
-    try:
-        die = DieReading.parse(v)
-    except DicecamError as e:
-        raise ValueError(str(e)) from None
-    if not DIE_TEXT.fullmatch(v):
-        raise ValueError(f"bad die {v[:30]!r}: write TYPE:VALUE or TYPE:VALUE:COLOUR in lower case, e.g. d6:3 or d6:5:red")
-    return die
-
-
-def _face_texts(kind: DieType) -> list[str]:
-    faces = [str(f) for f in kind.faces]
-    return faces + ["00", "100"] if kind is DieType.d00 else faces  # a d00's zero face may print 00 or 100
-
-
-DIE_PATTERN = ("^(?:" + "|".join(f"{k.value}:(?:{'|'.join(_face_texts(k))})" for k in DieType) + ")(?::[^:]{0,32})?$")
-DIE_TEXT = re.compile(DIE_PATTERN.removesuffix("$") + r"\Z")
-
-
-def _die_schema() -> dict[str, Any]:
-    """What the API accepts as one die, exactly: the text form, or a reading object whose value is a face
-    of its kind (so a generated request that fits the document is a roll the server takes)."""
-    base = DieReading.model_json_schema()
-    objects = []
-    for k in DieType:
-        props = {**base["properties"], "type": {"const": k.value, "type": "string"},
-                 "value": {"type": "integer", "enum": list(k.faces) + ([100] if k is DieType.d00 else [])}}
-        objects.append({"type": "object", "properties": props, "required": ["type", "value"],
-                        "additionalProperties": False})
-    return {"anyOf": [{"type": "string", "pattern": DIE_PATTERN, "title": "TYPE:VALUE[:COLOUR], e.g. d6:5"},
-                      *objects], "title": "A die as read"}
-
-
-# Each die validated on its own, so an error names it: "dice #2: a d6 has no face 9".
-Die = Annotated[DieReading, BeforeValidator(_die), WithJsonSchema(_die_schema())]
-
-
 class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     system: str | None = Field(default=None, max_length=64, title="System (default: the configured one)")
@@ -134,14 +39,12 @@ class ResolveRequest(BaseModel):
     follows: str | None = Field(default=None, max_length=64, title="Id of the roll this continues")
 
 
-
 class AmendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
     system: str | None = Field(default=None, max_length=64, title="System (default: the original roll's)")
     options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's when the system "
                                            "is unchanged, else the new system's defaults)")
-
 
 
 class ConfigRequest(BaseModel):
@@ -218,7 +121,7 @@ def history(table: TableDep, offset: int = Query(0, ge=0, le=10_000_000), limit:
 
 
 @router.get("/rolls/{roll_id}", response_model=RollWithAmendments, summary="One roll and its amendments", tags=["rolls"],
-            responses=_answers(404))
+            responses=answers(404))
 def one_roll(roll_id: str, table: TableDep):
     roll = table.store.get(roll_id)
     if roll is None:
@@ -227,14 +130,14 @@ def one_roll(roll_id: str, table: TableDep):
 
 
 @router.post("/rolls", response_model=Roll, status_code=201, dependencies=Write, summary="Enter a roll by hand",
-             tags=["rolls"], responses={**WRITE_ANSWERS, **_answers(413)})
+             tags=["rolls"], responses={**WRITE_ANSWERS, **answers(413)})
 def manual_roll(body: ResolveRequest, table: TableDep):
     """Adjudicate dice typed in at the table; stored with source "manual" and announced as roll.settled."""
     return table.manual(body.system, body.options, body.dice, follows=body.follows)
 
 
 @router.post("/rolls/{roll_id}/amend", response_model=Roll, status_code=201, dependencies=Write,
-             summary="Correct a misread roll", tags=["rolls"], responses={**WRITE_ANSWERS, **_answers(404, 413)})
+             summary="Correct a misread roll", tags=["rolls"], responses={**WRITE_ANSWERS, **answers(404, 413)})
 def amend_roll(roll_id: str, body: AmendRequest, table: TableDep):
     """Re-adjudicate with corrected dice. The original stays; the correction is a new roll with `amends`
     set, announced as roll.amended, and saved with its frame as a training example."""
@@ -270,7 +173,7 @@ def get_config(table: TableDep) -> dict[str, Any]:
 
 
 @router.put("/config", dependencies=Write, summary="Choose the system and its options", tags=["config"],
-            responses={**WRITE_ANSWERS, **_answers(413)})
+            responses={**WRITE_ANSWERS, **answers(413)})
 def put_config(body: ConfigRequest, table: TableDep) -> dict[str, Any]:
     """Validated against the system's options; the live pipeline adjudicates the next roll with it."""
     allowed = table.settings.systems
@@ -284,7 +187,7 @@ def odds_configured(table: TableDep) -> dict[str, Any]:
     return table.rules.odds(table.system, table.pool, table.options)
 
 
-@router.post("/odds", summary="Odds of any roll", tags=["rules"], responses=_answers(413))
+@router.post("/odds", summary="Odds of any roll", tags=["rules"], responses=answers(413))
 def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
     options = table.rules.check_options(body.system, body.options)
     pool = body.pool or table.rules.default_pool(body.system, options)
@@ -293,7 +196,7 @@ def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
 
 # -- images and video ----------------------------------------------------------------
 @router.post("/read", response_model=ReadResult, dependencies=Write, summary="Read the dice in an uploaded photo",
-             tags=["vision"], responses={**WRITE_ANSWERS, **_answers(413, 415, 503)})
+             tags=["vision"], responses={**WRITE_ANSWERS, **answers(413, 415, 503)})
 async def read_upload(
     table: TableDep,
     image: UploadFile = File(..., description="PNG, JPEG, BMP or WebP photo of the dice"),
@@ -324,7 +227,7 @@ def _read_and_store(table: Table, frame, name: str, store: bool) -> ReadResult:
 
 @router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"], response_class=JPEGResponse,
             responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}},
-                             "description": "JPEG"}, **_answers(503)})
+                             "description": "JPEG"}, **answers(503)})
 async def frame_jpg(table: TableDep):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")
@@ -335,7 +238,7 @@ async def frame_jpg(table: TableDep):
 
 
 @router.get("/video.mjpg", summary="Live video, dice boxed (MJPEG)", tags=["vision"], response_class=StreamingResponse,
-            responses={200: {"content": {"multipart/x-mixed-replace": {}}, "description": "JPEG parts"}, **_answers(503)})
+            responses={200: {"content": {"multipart/x-mixed-replace": {}}, "description": "JPEG parts"}, **answers(503)})
 async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000_000, description="Stop after N frames")):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")
@@ -375,7 +278,7 @@ def _sse(event: Event) -> str:
 
 @router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"],
             response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {}}, "description": "Events"}, **_answers(503)})
+            responses={200: {"content": {"text/event-stream": {}}, "description": "Events"}, **answers(503)})
 async def events_sse(request: Request):
     table: Table = request.app.state.table
     broker: Broker = request.app.state.broker
