@@ -87,19 +87,23 @@ def get_broker(request: Request) -> Broker:
     return request.app.state.broker
 
 
+def foreign(origin: str | None, host: str | None) -> bool:
+    """A browser request from a page of another site. "null" is foreign too: a sandboxed iframe or a
+    file:// page sends it, and their form uploads need no CORS preflight."""
+    return origin is not None and urlsplit(origin).netloc != (host or "")
+
+
 def require_token(request: Request) -> None:
-    """Write and control endpoints: same-origin only, and the token when the server has one."""
+    """Write and control endpoints: same-origin or carrying the token, and the token when the server has one."""
     settings = request.app.state.table.settings
-    origin = request.headers.get("origin")
-    if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
-        # Another web site open in the same browser must not change this table's rolls (CSRF). "null" is
-        # foreign too: a sandboxed iframe or a file:// page sends it, and a form upload needs no preflight.
-        raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
-    if not settings.token_required:
-        return
     auth = request.headers.get("authorization", "")
     given = auth[7:].strip() if auth.lower().startswith("bearer ") else request.query_params.get("token", "")
-    if not secrets.compare_digest(given.encode(), settings.token.encode()):
+    has_token = settings.token_required and secrets.compare_digest(given.encode(), settings.token.encode())
+    origin = request.headers.get("origin")
+    if foreign(origin, request.headers.get("host")) and not has_token:
+        # Another web site open in the same browser must not change this table's rolls (CSRF).
+        raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
+    if settings.token_required and not has_token:
         raise HTTPException(
             status_code=401,
             detail="this server needs its token for changes: send 'Authorization: Bearer TOKEN' or add ?token=TOKEN",
@@ -310,6 +314,11 @@ async def events_sse(request: Request):
 async def events_ws(websocket: WebSocket):
     table: Table = websocket.app.state.table
     broker: Broker = websocket.app.state.broker
+    if foreign(websocket.headers.get("origin"), websocket.headers.get("host")):
+        # Browsers let any page open a WebSocket anywhere (no same-origin rule, unlike SSE): a page of
+        # another site must not read the table's rolls through one.
+        await websocket.close(code=1008, reason="cross-origin event stream refused")
+        return
     await websocket.accept()
     try:
         client = broker.connect()

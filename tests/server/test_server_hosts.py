@@ -61,7 +61,7 @@ def test_rebound_name_reaches_nothing(served):
     assert store.count() == 0
 
 
-def _handshake(port: int, host: str) -> str:
+def _handshake(port: int, host: str, origin: str | None = None) -> str:
     """The status line a WebSocket upgrade with this Host header gets (raw, so the Host is exactly ours)."""
     import base64
     import os
@@ -70,7 +70,8 @@ def _handshake(port: int, host: str) -> str:
     key = base64.b64encode(os.urandom(16)).decode()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall((f"GET /api/events/ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                      + (f"Origin: {origin}\r\n" if origin else "") + "\r\n").encode())
         return sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
 
 
@@ -78,6 +79,30 @@ def test_rebound_name_gets_no_websocket(served):
     srv, _ = served
     assert " 403 " in _handshake(srv.port, f"evil.example:{srv.port}")
     assert " 101 " in _handshake(srv.port, f"localhost:{srv.port}")
+
+
+def test_a_page_of_another_site_reads_no_events_through_a_websocket(served):
+    """Browsers apply no same-origin rule to WebSockets, so the server checks the Origin itself."""
+    srv, _ = served
+    host = f"127.0.0.1:{srv.port}"
+    assert " 403 " in _handshake(srv.port, host, origin="http://evil.example")
+    assert " 403 " in _handshake(srv.port, host, origin="null")
+    assert " 101 " in _handshake(srv.port, host, origin=f"http://{host}")  # the server's own pages
+    assert " 101 " in _handshake(srv.port, host)  # a program, not a browser page
+
+
+def test_a_change_from_another_origin_passes_only_with_the_token(tmp_path):
+    """Off loopback a tool on another origin (a stream deck page) may write when it carries the token."""
+    s = make_settings(tmp_path, host="0.0.0.0", token="s3cret-token", allowed_hosts=[])
+    store = RollStore(s.db_path)
+    with LiveServer(create_app(s, store, rules=FakeRules())) as srv, httpx.Client(base_url=srv.url, timeout=10) as c:
+        for origin in ("null", "http://deck.example"):
+            assert c.post("/api/rolls", json=ROLL, headers={"Origin": origin}).status_code == 403
+            assert c.post("/api/rolls?token=wrong-token", json=ROLL, headers={"Origin": origin}).status_code == 403
+            ok = c.post("/api/rolls", json=ROLL, headers={"Origin": origin, "Authorization": "Bearer s3cret-token"})
+            assert ok.status_code == 201
+    assert store.count() == 2
+    store.close()
 
 
 @pytest.mark.parametrize(
