@@ -40,7 +40,10 @@ Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) star
 `snapshot` (recent rolls, config, camera status), then carry `roll.settled`, `roll.amended`,
 `roll.uncertain`, `camera.status` and `config.changed` in the envelope
 `{"v": 1, "type", "id", "ts", "data"}`. When the server has a token, write endpoints need
-`Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open.
+`Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open. A change sent by a web page
+of another origin (`Origin: null` included) is refused unless it carries the token, and the server
+answers only to its own host names (`dicecam serve --allowed-host NAME` adds one). Every refusal is
+`{"detail": "one line"}`; a 422 adds `errors`, each with `loc` and `msg`.
 """
 
 
