@@ -152,8 +152,9 @@ def banner(settings) -> list[str]:
              f"  overlay {base}/overlay  reader {base}/reader"
              + ("  (read-only: share these, never the token)" if settings.token_required else "")]
     if settings.host in WILDCARD:
-        lines.append("  from another machine use this machine's address in place of 127.0.0.1"
-                     " (a name needs --allowed-host NAME)")
+        names = f"; by name: {', '.join(settings.allowed_hosts)}" if settings.allowed_hosts else ""
+        lines.append(f"  from another machine use this machine's address in place of 127.0.0.1{names}"
+                     " (other names need --allowed-host NAME)")
     return lines
 
 
