@@ -38,7 +38,9 @@ def register(subparsers) -> None:
 
 def _synth(args) -> int:
     from dicecam.mechanics.errors import LimitError
+    from dicecam.vision.extras import require
 
+    require("synth")
     from .synth import generate
 
     if not 1 <= args.workers <= 16:
@@ -50,6 +52,10 @@ def _synth(args) -> int:
 
 
 def _contact(args) -> int:
+    from dicecam.vision.extras import require
+
+    if args.source is None:  # a sheet of an exported folder renders nothing
+        require("synth")
     from .contact import contact_sheet
 
     n = contact_sheet(args.out, count=args.count, seed=args.seed, kinds=args.kinds, source=args.source,

@@ -1,8 +1,12 @@
 """The bundled demo source: several rolls on one table, rendered to vision/assets/demo.mp4.
 
 Each roll: the table, dice tumble in, rest ~2.5 s, then are swept off; demo.json records
-for every roll the frame it settled at, the frame the dice start moving away, and its truth.
+for every roll its frames (`starts_at` to `ends_at`, the empty table before it included), the
+frame it settled at, the frame the dice start moving away, and its truth.
 Dice are large (~70-110 px) so the shipped reader can read them.
+
+Every roll suits at least one rule system, and every system with a default dice pool has a roll:
+`dicecam serve` plays only the rolls the system being served adjudicates (vision.demo).
 """
 
 from __future__ import annotations
@@ -21,13 +25,16 @@ from .surfaces import PER_KIND, SURFACES
 from .scene import DIE_RADIUS, place_die, render_scene, sample_look, sample_scene
 
 # (kind, colour) of each roll: contingency-action (3d8 + 2d6), a contingency pool
-# (d6, d8, d10), a red + white d6 pair, a percentile pair (d00 + d10), and a d20 pair.
+# (d6, d8, d10), a red + white d6 pair (futile-kingdoms), a percentile pair (d00 + d10: percentile,
+# chance), three d10 (house-games, emergence, contingency) and another contingency pool.
+# The rolls are rendered in order from one seed: a roll added at the end leaves those before it as they were.
 ROLLS: list[list[tuple[str, str]]] = [
     [("d8", "blue"), ("d8", "blue"), ("d8", "blue"), ("d6", "white"), ("d6", "white")],
     [("d6", "green"), ("d8", "purple"), ("d10", "orange")],
     [("d6", "red"), ("d6", "white")],
     [("d00", "black"), ("d10", "white")],
-    [("d20", "red"), ("d20", "blue")],
+    [("d10", "white"), ("d10", "white"), ("d10", "white")],
+    [("d6", "white"), ("d8", "blue"), ("d10", "white")],
 ]
 
 
@@ -57,6 +64,7 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
         return read
 
     for r, spec in enumerate(ROLLS):
+        starts_at = frames_written
         for _ in range(int(gap_s * fps)):
             s = copy.copy(base)
             s.dice = []
@@ -95,7 +103,8 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
             s = copy.copy(base)
             s.dice = [d for d in (sweep(d, i / fps, 0.0, direction) for d in final) if d is not None]
             emit(s, "f")
-        rolls_meta.append({"settled_at": settled_at, "moves_at": moves_at,
+        rolls_meta.append({"starts_at": starts_at, "settled_at": settled_at, "moves_at": moves_at,
+                           "ends_at": frames_written,
                            "truth": truth.model_copy(update={"image": f"frame-{settled_at:05d}"}).model_dump(mode="json")})
     for _ in range(int(gap_s * fps)):
         s = copy.copy(base)

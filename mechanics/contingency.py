@@ -8,7 +8,7 @@ from itertools import product
 from math import prod
 from typing import Literal, NamedTuple, Sequence
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
@@ -89,16 +89,18 @@ class ContingencyOptions(SystemOptions):
             raise ValueError("a face modifier must lie within -20..+20")
         return v
 
-    @model_validator(mode="after")
-    def _luck_die(self):
-        if self.luck is not None:
+    @field_validator("luck")
+    @classmethod
+    def _luck_die(cls, v: str | None) -> str | None:
+        # A field check, not a model check, so the error names the option "luck".
+        if v is not None:
             try:
-                die = DieReading.parse(self.luck)
+                die = DieReading.parse(v)
             except DiceError as e:
-                raise ValueError(f"luck die: {e}") from None
+                raise ValueError(str(e)) from None
             if die.type not in SKILL_DICE:
                 raise ValueError(f"a luck die is a d4-d12, not {die.type.value}")
-        return self
+        return v
 
     @property
     def net(self) -> int:

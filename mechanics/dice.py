@@ -98,8 +98,11 @@ class DieReading(BaseModel):
     def parse(cls, spec: str) -> "DieReading":
         """`TYPE:VALUE[:COLOUR]` as typed on the command line: d6:3, d10:0, d6:5:red."""
         parts = spec.split(":")
+        shown = repr(spec) if len(spec) <= 40 else repr(spec[:30]) + "…"
         if len(parts) not in (2, 3) or not parts[1].strip().lstrip("-").isdigit():
-            raise DiceError(f"bad die {spec!r}: write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red")
+            raise DiceError(f"bad die {shown}: write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red")
+        if len(parts[1].strip().lstrip("-")) > 3:  # no die has a face of four digits; int() of 5000 would fail
+            raise DiceError(f"bad die {shown}: no die has a face {parts[1].strip()[:10]}{'…' if len(parts[1]) > 10 else ''}")
         kind = parse_type(parts[0])
         colour = parts[2] if len(parts) == 3 else None
         return cls.make(kind, int(parts[1]), colour=colour)

@@ -24,4 +24,6 @@ def validate_options(cls: type[O], options: Mapping[str, Any] | BaseModel | None
         return cls.model_validate(dict(options or {}))
     except ValidationError as e:
         where, msg = first_problem(e)
-        raise RulesError(f"bad option {where or 'options'}: {msg}") from None
+        if e.errors()[0].get("type") == "extra_forbidden":
+            msg = f"no such option (options: {', '.join(cls.model_fields)})"
+        raise RulesError(f"bad option {where}: {msg}" if where else f"bad options: {msg}") from None

@@ -51,12 +51,10 @@ def _train(args) -> int:
                                 ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
         if not lo <= value <= hi:
             raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
-    import importlib.util
+    from dicecam.vision.extras import require
 
     # Only look: ultralytics must not be imported before the recipe sets it up offline.
-    missing = [m for m in ("torch", "ultralytics") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise DicecamError(f"training needs the train extra ({missing[0]} is missing): pip install '.[train]'")
+    require("train", "training", modules=("torch", "ultralytics", "moderngl"))
     from .recipe import Recipe, run
     from .train_detector import DetectorTrainConfig
     from .train_reader import ReaderTrainConfig

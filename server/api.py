@@ -4,56 +4,48 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from urllib.parse import urlsplit
 import time
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, File, HTTPException, Query, Request, UploadFile, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dicecam.mechanics.dice import DieReading, ImageRead
+from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics import fairness
 from dicecam.mechanics.errors import DicecamError, first_problem
 from dicecam.mechanics.roll import Event, Roll
+from dicecam.vision.images import decode_image
 
+from .contract import CSVResponse, Die, JPEGResponse, JSONRoute, answers
 from .events import Broker, event_json
 from .table import Table
-from .video import image_size, jpeg
+from .video import jpeg
 
-router = APIRouter(prefix="/api")
+
+# Every route may answer 400 (the Host guard) and 422 (FastAPI's validation, in our ValidationProblem shape).
+router = APIRouter(prefix="/api", route_class=JSONRoute, responses=answers(400, 422))
+WRITE_ANSWERS = answers(401, 403)
 
 MAX_DICE = 100
 
 
 # -- request and response models -------------------------------------------------
-def _die(v: Any) -> Any:
-    # Dice come as reading objects or as the CLI's "d6:5[:red]" text.
-    if not isinstance(v, str):
-        return v
-    try:
-        return DieReading.parse(v)
-    except DicecamError as e:
-        raise ValueError(str(e)) from None
-
-
 class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     system: str | None = Field(default=None, max_length=64, title="System (default: the configured one)")
     options: dict[str, Any] | None = Field(default=None, title="System options (default: the configured ones)")
-    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="Dice as read, e.g. \"d6:5\" or objects")
+    dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="Dice as read, e.g. \"d6:5\" or objects")
     follows: str | None = Field(default=None, max_length=64, title="Id of the roll this continues")
-
-    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
 
 
 class AmendRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    dice: list[DieReading] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
+    dice: list[Die] = Field(min_length=1, max_length=MAX_DICE, title="The corrected dice, all of them")
     system: str | None = Field(default=None, max_length=64, title="System (default: the original roll's)")
-    options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's)")
-
-    _dice = field_validator("dice", mode="before")(classmethod(lambda cls, v: [_die(x) for x in v] if isinstance(v, list) else v))
+    options: dict[str, Any] | None = Field(default=None, title="Options (default: the original roll's when the system "
+                                           "is unchanged, else the new system's defaults)")
 
 
 class ConfigRequest(BaseModel):
@@ -106,18 +98,23 @@ def get_broker(request: Request) -> Broker:
     return request.app.state.broker
 
 
+def foreign(origin: str | None, host: str | None) -> bool:
+    """A browser request from a page of another site. "null" is foreign too: a sandboxed iframe or a
+    file:// page sends it, and their form uploads need no CORS preflight."""
+    return origin is not None and urlsplit(origin).netloc != (host or "")
+
+
 def require_token(request: Request) -> None:
-    """Write and control endpoints: same-origin only, and the token when the server has one."""
+    """Write and control endpoints: same-origin or carrying the token, and the token when the server has one."""
     settings = request.app.state.table.settings
-    origin = request.headers.get("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
-        # Another web site open in the same browser must not change this table's rolls (CSRF).
-        raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
-    if not settings.token_required:
-        return
     auth = request.headers.get("authorization", "")
     given = auth[7:].strip() if auth.lower().startswith("bearer ") else request.query_params.get("token", "")
-    if not secrets.compare_digest(given.encode(), settings.token.encode()):
+    has_token = settings.token_required and secrets.compare_digest(given.encode(), settings.token.encode())
+    origin = request.headers.get("origin")
+    if foreign(origin, request.headers.get("host")) and not has_token:
+        # Another web site open in the same browser must not change this table's rolls (CSRF).
+        raise HTTPException(403, f"cross-origin change refused (from {origin[:100]})")
+    if settings.token_required and not has_token:
         raise HTTPException(
             status_code=401,
             detail="this server needs its token for changes: send 'Authorization: Bearer TOKEN' or add ?token=TOKEN",
@@ -138,7 +135,8 @@ def history(table: TableDep, offset: int = Query(0, ge=0, le=10_000_000), limit:
     return HistoryPage(items=page.items, total=page.total, offset=offset, limit=limit)
 
 
-@router.get("/rolls/{roll_id}", response_model=RollWithAmendments, summary="One roll and its amendments", tags=["rolls"])
+@router.get("/rolls/{roll_id}", response_model=RollWithAmendments, summary="One roll and its amendments", tags=["rolls"],
+            responses=answers(404))
 def one_roll(roll_id: str, table: TableDep):
     roll = table.store.get(roll_id)
     if roll is None:
@@ -147,14 +145,14 @@ def one_roll(roll_id: str, table: TableDep):
 
 
 @router.post("/rolls", response_model=Roll, status_code=201, dependencies=Write, summary="Enter a roll by hand",
-             tags=["rolls"])
+             tags=["rolls"], responses={**WRITE_ANSWERS, **answers(413)})
 def manual_roll(body: ResolveRequest, table: TableDep):
     """Adjudicate dice typed in at the table; stored with source "manual" and announced as roll.settled."""
     return table.manual(body.system, body.options, body.dice, follows=body.follows)
 
 
 @router.post("/rolls/{roll_id}/amend", response_model=Roll, status_code=201, dependencies=Write,
-             summary="Correct a misread roll", tags=["rolls"])
+             summary="Correct a misread roll", tags=["rolls"], responses={**WRITE_ANSWERS, **answers(404, 413)})
 def amend_roll(roll_id: str, body: AmendRequest, table: TableDep):
     """Re-adjudicate with corrected dice. The original stays; the correction is a new roll with `amends`
     set, announced as roll.amended, and saved with its frame as a training example."""
@@ -164,7 +162,8 @@ def amend_roll(roll_id: str, body: AmendRequest, table: TableDep):
         raise HTTPException(404, f"no roll {roll_id!r} to amend") from None
 
 
-@router.get("/export.csv", summary="Every roll as CSV", tags=["rolls"])
+@router.get("/export.csv", summary="Every roll as CSV", tags=["rolls"], response_class=CSVResponse,
+            responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "One roll a row"}})
 def export_csv(table: TableDep):
     return StreamingResponse(table.store.export_csv(), media_type="text/csv",
                              headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.csv"'})
@@ -230,7 +229,8 @@ def get_config(table: TableDep) -> dict[str, Any]:
     return table.config()
 
 
-@router.put("/config", dependencies=Write, summary="Choose the system and its options", tags=["config"])
+@router.put("/config", dependencies=Write, summary="Choose the system and its options", tags=["config"],
+            responses={**WRITE_ANSWERS, **answers(413)})
 def put_config(body: ConfigRequest, table: TableDep) -> dict[str, Any]:
     """Validated against the system's options; the live pipeline adjudicates the next roll with it."""
     allowed = table.settings.systems
@@ -244,7 +244,7 @@ def odds_configured(table: TableDep) -> dict[str, Any]:
     return table.rules.odds(table.system, table.pool, table.options)
 
 
-@router.post("/odds", summary="Odds of any roll", tags=["rules"])
+@router.post("/odds", summary="Odds of any roll", tags=["rules"], responses=answers(413))
 def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
     options = table.rules.check_options(body.system, body.options)
     pool = body.pool or table.rules.default_pool(body.system, options)
@@ -253,7 +253,7 @@ def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
 
 # -- images and video ----------------------------------------------------------------
 @router.post("/read", response_model=ReadResult, dependencies=Write, summary="Read the dice in an uploaded photo",
-             tags=["vision"])
+             tags=["vision"], responses={**WRITE_ANSWERS, **answers(413, 415, 503)})
 async def read_upload(
     table: TableDep,
     image: UploadFile = File(..., description="PNG, JPEG, BMP or WebP photo of the dice"),
@@ -262,30 +262,14 @@ async def read_upload(
     """Capped in bytes and pixels; the photo is kept in memory only, for a later correction."""
     s = table.settings
     data = await image.read(s.max_upload_bytes + 1)
-    if len(data) > s.max_upload_bytes:
-        raise HTTPException(413, f"image is over the upload limit of {s.max_upload_bytes} bytes")
-    if not data:
-        raise HTTPException(400, "the uploaded file is empty")
-    head = image_size(data)
-    if head is None:
-        raise HTTPException(415, "not a PNG, JPEG, BMP or WebP image")
-    fmt, w, h = head
-    if w <= 0 or h <= 0:
-        raise HTTPException(400, f"the {fmt} header gives no image size")
-    if w * h > s.max_upload_pixels:
-        raise HTTPException(413, f"image is {w}x{h} = {w * h} pixels, over the limit of {s.max_upload_pixels}")
     if table.reader is None:
         raise HTTPException(503, "no dice reader is loaded on this server: " + "; ".join(table.notices or ["unknown"]))
-    return await asyncio.to_thread(_read_and_store, table, data, image.filename or "upload", store)
+    # The same loader as `dicecam read`: caps checked from the header before any pixel is decoded.
+    frame = await asyncio.to_thread(decode_image, data, max_bytes=s.max_upload_bytes, max_pixels=s.max_upload_pixels)
+    return await asyncio.to_thread(_read_and_store, table, frame, image.filename or "upload", store)
 
 
-def _read_and_store(table: Table, data: bytes, name: str, store: bool) -> ReadResult:
-    import cv2
-    import numpy as np
-
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise HTTPException(400, "the image could not be decoded (corrupt or unsupported)")
+def _read_and_store(table: Table, frame, name: str, store: bool) -> ReadResult:
     dice = table.reader(frame)
     read = ImageRead(image=name[:255], width=frame.shape[1], height=frame.shape[0], dice=dice)
     if not store or not dice:
@@ -298,8 +282,9 @@ def _read_and_store(table: Table, data: bytes, name: str, store: bool) -> ReadRe
     return ReadResult(read=read, roll=roll)
 
 
-@router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"],
-            responses={200: {"content": {"image/jpeg": {}}}})
+@router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"], response_class=JPEGResponse,
+            responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}},
+                             "description": "JPEG"}, **answers(503)})
 async def frame_jpg(table: TableDep):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")
@@ -309,7 +294,8 @@ async def frame_jpg(table: TableDep):
     return Response(got[1], media_type="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Id": str(got[0])})
 
 
-@router.get("/video.mjpg", summary="Live video, dice boxed (MJPEG)", tags=["vision"])
+@router.get("/video.mjpg", summary="Live video, dice boxed (MJPEG)", tags=["vision"], response_class=StreamingResponse,
+            responses={200: {"content": {"multipart/x-mixed-replace": {}}, "description": "JPEG parts"}, **answers(503)})
 async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000_000, description="Stop after N frames")):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")
@@ -347,7 +333,9 @@ def _sse(event: Event) -> str:
     return f"id: {event.id}\nevent: {event.type}\ndata: {event_json(event)}\n\n"
 
 
-@router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"])
+@router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"],
+            response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}}, "description": "Events"}, **answers(503)})
 async def events_sse(request: Request):
     table: Table = request.app.state.table
     broker: Broker = request.app.state.broker
@@ -379,6 +367,11 @@ async def events_sse(request: Request):
 async def events_ws(websocket: WebSocket):
     table: Table = websocket.app.state.table
     broker: Broker = websocket.app.state.broker
+    if foreign(websocket.headers.get("origin"), websocket.headers.get("host")):
+        # Browsers let any page open a WebSocket anywhere (no same-origin rule, unlike SSE): a page of
+        # another site must not read the table's rolls through one.
+        await websocket.close(code=1008, reason="cross-origin event stream refused")
+        return
     await websocket.accept()
     try:
         client = broker.connect()

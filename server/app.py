@@ -17,11 +17,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
 from .api import router
 from .events import Broker
+from .hosts import HostGuard, HostPolicy
 from .rulebook import Rules, load_rules
 from .settings import ServerSettings
 from .store import RollStore
@@ -38,15 +40,24 @@ Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) star
 `snapshot` (recent rolls, config, camera status), then carry `roll.settled`, `roll.amended`,
 `roll.uncertain`, `camera.status` and `config.changed` in the envelope
 `{"v": 1, "type", "id", "ts", "data"}`. When the server has a token, write endpoints need
-`Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open.
+`Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open. A change sent by a web page
+of another origin (`Origin: null` included) is refused unless it carries the token, and the server
+answers only to its own host names (`dicecam serve --allowed-host NAME` adds one). Every refusal is
+`{"detail": "one line"}`; a 422 adds `errors`, each with `loc` and `msg`.
 """
 
 
 def _first_validation_message(exc: RequestValidationError) -> str:
     if not exc.errors():
         return "invalid request"
+    err = exc.errors()[0]
+    if err.get("type") == "json_invalid":
+        # FastAPI puts the character position where a field name would go.
+        pos = err.get("loc", ("body", None))[-1]
+        at = f" at character {pos + 1}" if isinstance(pos, int) else ""
+        return f"the request body is not valid JSON: {(err.get('ctx') or {}).get('error', 'cannot parse it')}{at}"
     loc, msg = first_problem(exc, skip=("body",))
-    return f"{loc}: {msg}" if loc else msg
+    return f"{loc}: {msg}" if loc else f"request body: {msg}"
 
 
 def create_app(
@@ -105,7 +116,8 @@ def create_app(
 
     @app.exception_handler(DicecamError)
     async def _bad_input(request: Request, exc: DicecamError):
-        return JSONResponse({"detail": str(exc)}, status_code=413 if isinstance(exc, LimitError) else 400)
+        status = getattr(exc, "status", 413 if isinstance(exc, LimitError) else 400)
+        return JSONResponse({"detail": str(exc)}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -115,6 +127,20 @@ def create_app(
 
     app.include_router(router)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        # A path served by several routes (GET and POST /api/rolls) must list all their methods in Allow,
+        # not only those of the first route Starlette tried.
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            methods = set()
+            for route in app.router.routes:
+                regex, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+                if regex is not None and route_methods and regex.match(request.url.path):
+                    methods |= set(route_methods)
+            headers["Allow"] = ", ".join(sorted(methods))
+        return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code, headers=headers)
+
     def page(name: str):
         async def serve_page():
             return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
@@ -123,5 +149,6 @@ def create_app(
     for path, name in PAGES.items():
         app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
     return app
 PipelineProtocol = LivePipeline  # the name the brief uses; vision.pipeline.Pipeline satisfies it

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Sequence
 
@@ -33,6 +34,8 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        # A value pasted 5000 characters long is shown by its start, so the line stays one line.
+        message = re.sub(r"'([^'\n]{30})[^'\n]{10,}'", lambda m: f"'{m.group(1)}…'", message)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -60,6 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = getattr(e, "filename", None) or str(e)
         print(f"dicecam {args.command}: cannot open {name}: {e.strerror or e}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as e:
+        # An optional extra the command reached for: one line naming it. Any other missing module is a bug.
+        from dicecam.vision.extras import as_missing_extra
+
+        missing = as_missing_extra(e)
+        if missing is None:
+            raise
+        print(f"dicecam {args.command}: {missing}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

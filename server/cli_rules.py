@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any, Iterable
 
-from dicecam.mechanics.errors import DiceError, LimitError, RulesError, first_problem
+from dicecam.mechanics.errors import DiceError, LimitError, RulesError, first_problem, parse_int
 
 MAX_TABLE_BYTES = 1_000_000
 MAX_STDIN_LINES = 10_000
@@ -122,7 +122,7 @@ def options_from_args(system: str, args: argparse.Namespace) -> dict[str, Any]:
     opts: dict[str, Any] = {}
     if args.options:
         try:
-            extra = json.loads(args.options)
+            extra = json.loads(args.options, parse_int=parse_int)
         except json.JSONDecodeError as e:
             raise RulesError(f"--options is not JSON: {e.msg}") from None
         if not isinstance(extra, dict):
@@ -251,7 +251,7 @@ def stdin_rolls(stream: Iterable[str]):
         if n > MAX_STDIN_LINES:
             raise LimitError(f"more than {MAX_STDIN_LINES} rolls on stdin")
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, parse_int=parse_int)
         except json.JSONDecodeError as e:
             raise DiceError(f"stdin line {i} is not JSON: {e.msg}") from None
         yield _readings_from_json(obj, f"stdin line {i}")

@@ -22,6 +22,9 @@ def register(subparsers) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a system option at start, e.g. --option target=5 (repeatable)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a host name the server may be reached by, e.g. dicecam.lan (repeatable; "
+                   "loopback names and IP addresses need none)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--data", metavar="DIR", help="folder for the roll history and corrections (default ~/.local/share/dicecam)")
     p.add_argument("--token", help="token needed for changes; generated and printed when --host is not loopback")
@@ -34,7 +37,7 @@ def register(subparsers) -> None:
 def _options(pairs: list[str]) -> dict:
     import json
 
-    from dicecam.mechanics.errors import DicecamError
+    from dicecam.mechanics.errors import DicecamError, parse_int
 
     out = {}
     for pair in pairs:
@@ -42,7 +45,7 @@ def _options(pairs: list[str]) -> dict:
         if not sep or not key.strip():
             raise DicecamError(f"bad --option {pair!r}: write KEY=VALUE, e.g. target=5")
         try:
-            out[key.strip()] = json.loads(value)
+            out[key.strip()] = json.loads(value, parse_int=parse_int)
         except ValueError:
             out[key.strip()] = value
     return out
@@ -99,21 +102,27 @@ def build_live(source_spec: str, system: str, options: dict, notices: list[str],
 def settings_from_args(args, say=print):
     """Validated settings; off loopback without --token a token is generated and printed."""
     import secrets
+    import socket
     from pathlib import Path
 
     from pydantic import ValidationError
 
     from dicecam.mechanics.errors import DicecamError, first_problem
 
+    from .hosts import WILDCARD
     from .settings import ServerSettings, is_loopback
 
     token = args.token
     if not is_loopback(args.host) and not token:
         token = secrets.token_urlsafe(24)
         say(f"dicecam serve: listening on {args.host}, so changes need a token: {token}")
-        say("  (open the table view with ?token=THAT in its address; the overlay and reader need none)")
     systems = list(args.system or [])
-    fields = dict(host=args.host, port=args.port, token=token, options=_options(args.option),
+    allowed = list(args.allowed_host)
+    if args.host in WILDCARD:
+        # Listening everywhere: this machine's own name is a fair address for the phone or the OBS machine.
+        name = socket.gethostname().lower()
+        allowed += [name, f"{name}.local"] if name else []
+    fields = dict(host=args.host, port=args.port, token=token, options=_options(args.option), allowed_hosts=allowed,
                   webhook_url=args.webhook, webhook_format=args.webhook_format, speak=args.speak)
     if systems:
         fields["system"] = systems[0]
@@ -125,6 +134,28 @@ def settings_from_args(args, say=print):
     except ValidationError as e:
         where, msg = first_problem(e)
         raise DicecamError(f"{where + ': ' if where else ''}{msg}") from None
+
+
+def banner(settings) -> list[str]:
+    """The addresses to open: the table's with its token (a page without it cannot change anything),
+    and the read-only overlay and reader, which are safe to share without it."""
+    from urllib.parse import quote
+
+    from .hosts import WILDCARD
+
+    shown = "127.0.0.1" if settings.host in WILDCARD else settings.host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    base = f"http://{shown}:{settings.port}"
+    table = f"{base}/" + (f"?token={quote(settings.token)}" if settings.token_required else "")
+    lines = [f"dicecam serve: table {table}  (history in {settings.data_dir})",
+             f"  overlay {base}/overlay  reader {base}/reader"
+             + ("  (read-only: share these, never the token)" if settings.token_required else "")]
+    if settings.host in WILDCARD:
+        names = f"; by name: {', '.join(settings.allowed_hosts)}" if settings.allowed_hosts else ""
+        lines.append(f"  from another machine use this machine's address in place of 127.0.0.1{names}"
+                     " (other names need --allowed-host NAME)")
+    return lines
 
 
 def _check_port(host: str, port: int) -> None:
@@ -195,9 +226,8 @@ def run(args) -> int:
                      listeners=listeners)
     if note:
         app.state.table.set_camera("demo", note, source="demo")
-    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    say(f"dicecam serve: table http://{shown}:{settings.port}/  overlay /overlay  reader /reader  "
-        f"(history in {settings.data_dir})")
+    for line in banner(settings):
+        say(line)
     broker = app.state.broker
 
     class Server(uvicorn.Server):

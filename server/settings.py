@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dicecam.vision.images import MAX_BYTES, MAX_PIXELS
+
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 
 
@@ -34,6 +36,8 @@ class ServerSettings(BaseModel):
     host: str = Field(default="127.0.0.1", min_length=1, max_length=255, title="Address to listen on")
     port: int = Field(default=8000, ge=0, le=65535, title="TCP port")
     data_dir: Path = Field(default_factory=default_data_dir, title="Folder for the roll store and corrections")
+    allowed_hosts: list[str] = Field(default_factory=list, max_length=64,
+                                     title="Host names the server answers to besides its own address")
     token: str | None = Field(default=None, min_length=8, max_length=256, title="Bearer token for write endpoints")
     system: str = Field(default="contingency", min_length=1, max_length=64, title="System at start")
     options: dict[str, Any] = Field(default_factory=dict, title="System options at start")
@@ -42,8 +46,8 @@ class ServerSettings(BaseModel):
     webhook_format: Literal["json", "discord"] = Field(default="json", title="Webhook body format")
     webhook_timeout_s: float = Field(default=5.0, gt=0, le=60, title="Webhook request timeout")
     speak: bool = Field(default=False, title="Speak each summary through espeak-ng")
-    max_upload_bytes: int = Field(default=10_000_000, ge=1024, le=200_000_000, title="Largest upload accepted")
-    max_upload_pixels: int = Field(default=40_000_000, ge=1, le=400_000_000, title="Largest image accepted (w*h)")
+    max_upload_bytes: int = Field(default=MAX_BYTES, ge=1024, le=200_000_000, title="Largest upload accepted")
+    max_upload_pixels: int = Field(default=MAX_PIXELS, ge=1, le=400_000_000, title="Largest image accepted (w*h)")
     page_max: int = Field(default=200, ge=1, le=10_000, title="Most rolls one history page returns")
     snapshot_rolls: int = Field(default=20, ge=0, le=500, title="Recent rolls sent in a snapshot")
     client_queue: int = Field(default=256, ge=4, le=100_000, title="Events buffered per client before it is dropped")

@@ -136,7 +136,10 @@ class Table:
         if original is None:
             raise KeyError(roll_id)
         system = system or original.system
-        options = self.rules.check_options(system, original.options if options is None else options)
+        if options is None:
+            # The original's options belong to its system; another system starts from its own defaults.
+            options = original.options if system == original.system else {}
+        options = self.rules.check_options(system, options)
         # A correction typed as bare "d6:5" keeps the box of the same-kind die in the same place, so the
         # training example still has it; a die of another kind (a phantom replaced by a missed die) gets none.
         if len(dice) == len(original.dice):

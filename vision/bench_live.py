@@ -230,6 +230,10 @@ def bench_live(quick: bool = False) -> list[dict]:
     rows.append(demo_accuracy(frames, meta, reader))
     try:
         rows += clip_accuracy(reader, 4 if quick else 16)
+    except ModuleNotFoundError as e:  # the synth extra is not installed
+        from .extras import as_missing_extra
+
+        rows.append({"bench": "live", "what": "rendered clips", "skipped": str(as_missing_extra(e) or e)})
     except Exception as e:  # no GL on this machine: the rendered clips cannot be made
         rows.append({"bench": "live", "what": "rendered clips", "skipped": str(e)})
     return rows

@@ -74,6 +74,8 @@ class Pipeline:
         self._thread: threading.Thread | None = None
         self._outer_status = source.on_status
         source.on_status = self._on_source_status
+        if source.follow is not None:
+            source.follow(system, dict(options or {}))
 
     # -- the server's side ------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> None:
@@ -140,6 +142,8 @@ class Pipeline:
             pending, self._pending = self._pending, None
         if pending is not None:
             self.watcher.session.configure(*pending)
+            if self.source.follow is not None:
+                self.source.follow(*pending)
 
     def _on_source_status(self, info: dict) -> None:
         state = info.get("state", "stopped")

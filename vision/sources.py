@@ -64,6 +64,8 @@ class FrameSource:
     max_backoff: float = 5.0
     max_retries: int | None = None  # None: retry forever (cameras); a number for tests
     on_status: StatusFn | None = None
+    # Told the system whenever the pipeline's changes (the demo picks the rolls that suit it).
+    follow: Callable[[str, dict], None] | None = None
     skipped: int = 0
     state: str = "stopped"
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -260,7 +262,10 @@ def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_dem
         mp4, meta = demo_paths()
         clip_fps = float(json.loads(meta.read_text()).get("fps", 30))
         if loop_demo:
-            return FrameSource("demo", _capture_reader(str(mp4), False, loop=True), fps=clip_fps, **kw)
+            # The looping demo (serve, watch --loop) plays the rolls the pipeline's system adjudicates.
+            from .demo import demo_source
+
+            return demo_source(**kw)
         return FrameSource("demo", _capture_reader(str(mp4), True), fps=clip_fps, finite=True, **kw)
     path = Path(text).expanduser()
     if path.is_dir():

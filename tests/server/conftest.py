@@ -176,6 +176,7 @@ class FakeReader:
 
 
 def make_settings(tmp_path: Path, **kw) -> ServerSettings:
+    kw.setdefault("allowed_hosts", ["testserver"])  # the name Starlette's TestClient sends as Host
     return ServerSettings(data_dir=tmp_path / "data", system="sum", **kw)
 
 

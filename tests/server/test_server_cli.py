@@ -25,7 +25,7 @@ def test_token_generated_and_printed_off_loopback(tmp_path):
     s = cli_serve.settings_from_args(parse("--host", "0.0.0.0", "--data", str(tmp_path)), said.append)
     assert s.token and len(s.token) >= 24 and s.token in said[0]
     s = cli_serve.settings_from_args(parse("--host", "0.0.0.0", "--token", "my-long-token"), said.append)
-    assert s.token == "my-long-token" and len(said) == 2
+    assert s.token == "my-long-token" and len(said) == 1  # a given token is not printed again
     s = cli_serve.settings_from_args(parse("--system", "house-games", "emergence", "--option", "difficulty=7"))
     assert s.system == "house-games" and s.systems == ["house-games", "emergence"] and s.options == {"difficulty": 7}
     assert cli_serve.settings_from_args(parse()).token is None
@@ -124,3 +124,37 @@ def test_missing_camera_falls_back_to_the_demo_clip(monkeypatch):
     assert pipeline is not None and isinstance(reader, FakeReader)
     assert "demo clip" in note and missing in note and note in notices and note in said[0]
     assert built["source"].spec == "demo" and built["system"] == "contingency"
+
+
+def test_banner_off_loopback_gives_the_working_table_url(tmp_path):
+    """The printed table address carries the token, so the page it opens can change the table;
+    the overlay and reader addresses carry none and work as they are."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from fastapi.testclient import TestClient
+
+    from conftest import FakeRules
+    from dicecam.server.app import create_app
+    from dicecam.server.store import RollStore
+
+    said = []
+    s = cli_serve.settings_from_args(parse("--host", "0.0.0.0", "--data", str(tmp_path)), said.append)
+    lines = cli_serve.banner(s)
+    table_url = lines[0].split("table ", 1)[1].split()[0]
+    token = parse_qs(urlsplit(table_url).query)["token"][0]
+    assert token == s.token
+    assert "?token=" not in lines[1] and "/overlay" in lines[1] and "never the token" in lines[1]
+    store = RollStore(s.db_path)
+    with TestClient(create_app(s, store, rules=FakeRules()), base_url="http://127.0.0.1:8000") as c:
+        assert c.post(f"/api/rolls?token={token}", json={"system": "sum", "dice": ["d6:4"]}).status_code == 201
+        assert c.post("/api/rolls", json={"system": "sum", "dice": ["d6:4"]}).status_code == 401
+        assert c.get("/overlay").status_code == 200
+    store.close()
+    local = cli_serve.banner(cli_serve.settings_from_args(parse("--data", str(tmp_path))))
+    assert "token" not in " ".join(local) and "http://127.0.0.1:8000/" in local[0]
+
+
+def test_allowed_host_option(tmp_path):
+    s = cli_serve.settings_from_args(parse("--allowed-host", "dice.lan", "--allowed-host", "obs.lan",
+                                           "--data", str(tmp_path)))
+    assert s.allowed_hosts == ["dice.lan", "obs.lan"]

@@ -26,7 +26,7 @@ def test_demo_source_roll_reaches_the_page_and_is_corrected(tmp_path, browser):
         rid = page.evaluate("window.__dicecamCurrent")
         roll = store.get(rid)
         assert roll is not None and roll.source == "camera" and roll.dice
-        for _ in range(600):  # the clip's other rolls are not action rolls: wait for one that was adjudicated
+        for _ in range(600):  # the demo plays only action rolls under this system: the first is adjudicated
             roll = store.get(page.evaluate("window.__dicecamCurrent"))
             if roll.status == "settled":
                 break

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import AXE, SCREENS, FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
+from conftest import AXE, FRAME_DICE, SCREENS, FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
 from dicecam.server.store import RollStore
@@ -327,3 +327,46 @@ def test_history_pages_older_rolls_in(tmp_path, browser):
         assert ids == [r.id for r in store.page(0, 50).items]  # newest first, no gaps, no repeats
         ctx.close()
     store.close()
+
+
+def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page):
+    """Focus stays in the dice field (the next roll is typed there), so the verdict comes through a
+    polite live region that says the dice and the summary; an error empties it."""
+    page.goto(live.url + "/")
+    page.wait_for_function("window.__dicecamEvents > 0")
+    region = page.locator("#entered")
+    assert region.get_attribute("role") == "status" and region.inner_text() == ""
+    page.fill("#manual-dice", "d6:6 d6:3")
+    page.press("#manual-dice", "Enter")
+    page.wait_for_function("document.getElementById('entered').textContent.length > 0")
+    roll = live.store.get(page.evaluate("window.__dicecamCurrent"))
+    assert roll.source == "manual"
+    assert region.inner_text() == f"Entered d6 6, d6 3. {roll.adjudication['summary']}"
+    assert page.evaluate("document.activeElement.id") == "manual-dice"
+    shot(page, "table-entered.png", full_page=True)
+    bad = serious_violations(page)
+    assert not bad, bad
+    page.fill("#manual-dice", "d6:9")
+    page.press("#manual-dice", "Enter")
+    page.wait_for_function("document.getElementById('manual-msg').textContent.includes('no face 9')")
+    assert region.inner_text() == ""
+
+
+def test_reader_names_the_dice_it_saw_when_a_roll_is_uncertain(live, browser):
+    ctx = browser.new_context(viewport={"width": 1100, "height": 1000})
+    page = ctx.new_page()
+    page.goto(live.url + "/reader")
+    page.wait_for_function("document.getElementById('link').textContent.includes('Connected')")
+    roll = live.pipeline.emit(FRAME_DICE, status="uncertain")  # a red d6 5 and a white d6 2, one cocked
+    page.wait_for_function("window.__dicecamAnnounced.length > 0")
+    said = page.evaluate("window.__dicecamAnnounced")[-1]
+    assert said == f"Roll uncertain: {roll.reason}. Dice seen: red d6 5, white d6 2."
+    page.wait_for_function("document.getElementById('announce').textContent.length > 0")
+    assert page.locator("#announce").inner_text() == said
+    page.keyboard.press("r")  # the repeated sentence is the same
+    page.wait_for_function("window.__dicecamAnnounced.length === 2")
+    assert page.evaluate("window.__dicecamAnnounced")[-1] == said
+    shot(page, "reader-uncertain.png", full_page=True)
+    bad = serious_violations(page)
+    assert not bad, bad
+    ctx.close()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Roll
 from dicecam.server.store import RollStore
-from dicecam.server.video import image_size
+from dicecam.vision.images import image_size
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

@@ -31,6 +31,14 @@
     speak(text);
   }
 
+  function sentence(roll) {
+    // An uncertain roll has no verdict to speak, so the sentence says what the camera saw instead.
+    const base = (roll.amends ? "Corrected. " : "") + D.summary(roll);
+    if (roll.adjudication && roll.adjudication.summary) return base;
+    const seen = (roll.dice || []).map((d) => (d.colour ? `${d.colour} ` : "") + D.dieLabel(d));
+    return `${base.replace(/\.?$/, ".")} ${seen.length ? "Dice seen: " + seen.join(", ") + "." : "No dice seen."}`;
+  }
+
   function render(roll, isNew) {
     const adj = roll.adjudication || {};
     const outcome = D.outcome(roll) || "uncertain";
@@ -49,7 +57,7 @@
       while ($("recent").children.length > 20) $("recent").lastChild.remove();
     }
     last = roll;
-    if (isNew) announce((roll.amends ? "Corrected. " : "") + D.summary(roll));
+    if (isNew) announce(sentence(roll));
   }
 
   function onEvent(ev) {
@@ -69,7 +77,7 @@
   }
 
   function repeat() {
-    if (last) announce((last.amends ? "Corrected. " : "") + D.summary(last));
+    if (last) announce(sentence(last));
     else announce("No roll yet.");
   }
 

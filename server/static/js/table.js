@@ -286,9 +286,18 @@
       const roll = await D.api("/api/rolls", { method: "POST", json: { dice } });
       $("manual-msg").textContent = "";
       addRoll(roll, true);
+      entered(`Entered ${roll.dice.map(D.dieLabel).join(", ")}. ${D.summary(roll)}`);
     } catch (err) {
+      entered("");
       $("manual-msg").textContent = `Not resolved: ${err.message}`;
     }
+  }
+
+  function entered(text) {
+    // Emptied first, so the same verdict twice in a row is spoken twice.
+    const region = $("entered");
+    region.textContent = "";
+    if (text) setTimeout(() => { region.textContent = text; }, 50);
   }
 
   async function uploadPhoto(e) {
