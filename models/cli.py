@@ -29,7 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--reader-width", type=int, default=16, help="face reader channels in its first stage (default 16)")
     p.add_argument("--real-weight", type=float, default=2.0,
                    help="how much more often a real crop is drawn than a synthetic one (default 2)")
-    p.add_argument("--reader-init", type=Path, default=None, help="fine-tune the face reader from this checkpoint")
+    p.add_argument("--reader-init", type=Path, default=None,
+                   help="fine-tune the face reader from a checkpoint (.pt) or an exported reader (.onnx)")
+    p.add_argument("--reader-lr", type=float, default=3e-3, help="face reader peak learning rate (default 3e-3)")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="render and data-loading processes")
     p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
@@ -70,7 +72,7 @@ def _train(args) -> int:
         reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
                                  device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads,
                                  size=args.reader_size, width=args.reader_width, real_weight=args.real_weight,
-                                 init=str(args.reader_init) if args.reader_init else None),
+                                 init=str(args.reader_init) if args.reader_init else None, lr=args.reader_lr),
     )
     report = run(r)
     print(f"trained: {report['figures']} in {report['timings'].get('total_s')} s; weights in {r.export}")

@@ -97,11 +97,8 @@ def run(r: Recipe, log=print) -> dict:
 def export(r: Recipe, figures: dict, log=print) -> None:
     import torch
 
-    from dicecam.vision.crops import FACE_CLASSES
-
-    from .reader_net import FaceReaderNet
     from .train_detector import export_detector
-    from .train_reader import export_reader
+    from .train_reader import ReaderTrainConfig, build_model, export_reader
 
     r.export.mkdir(parents=True, exist_ok=True)
     best = r.work / "runs" / "detector" / "weights" / "best.pt"
@@ -111,7 +108,7 @@ def export(r: Recipe, figures: dict, log=print) -> None:
     ckpt = r.work / "reader" / "last.pt"
     if ckpt.is_file():
         state = torch.load(ckpt, map_location="cpu")
-        model = FaceReaderNet(len(FACE_CLASSES), len(_colours()), state["config"]["width"])
+        model = build_model(ReaderTrainConfig(**state["config"]), len(_colours()))
         model.load_state_dict(state["model"])
         export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], figures.get("reader", {}),
                       state["config"]["size"])

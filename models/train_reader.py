@@ -128,8 +128,8 @@ def train_reader(synthetic: CropSet, real: CropSet | None, out: Path, colours: l
     # face logits -> kind logits: log of the summed probability of each kind's faces.
     kind_of_face = torch.from_numpy(KIND_OF_FACE).to(dev)
 
-    model = FaceReaderNet(len(FACE_CLASSES), len(colours), cfg.width).to(dev)
-    if cfg.init and not (out / "last.pt").is_file():
+    model = build_model(cfg, len(colours)).to(dev)
+    if cfg.init and cfg.init.endswith(".pt") and not (out / "last.pt").is_file():
         model.load_state_dict(torch.load(cfg.init, map_location=dev)["model"])
         log(f"reader: starting from {cfg.init}")
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -194,6 +194,34 @@ def train_reader(synthetic: CropSet, real: CropSet | None, out: Path, colours: l
                     "epoch": epoch, "config": asdict(cfg)}, ckpt)
     (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
     return {"model": model, "figures": figures}
+
+
+def build_model(cfg: ReaderTrainConfig, n_colours: int) -> torch.nn.Module:
+    """The network to train: a fresh FaceReaderNet, or an exported reader (`init` an .onnx file:
+    its graph and weights become a trainable torch module) to fine-tune."""
+    if cfg.init and cfg.init.endswith(".onnx"):
+        import onnx
+        from onnx2torch import convert
+
+        model = onnx.load(cfg.init)
+        if [o.name for o in model.graph.output][:4] != ["face", "colour", "cocked", "features"]:
+            model = with_features(model)
+        return convert(model)
+    return FaceReaderNet(len(FACE_CLASSES), n_colours, cfg.width)
+
+
+def with_features(model):
+    """An exported reader of three outputs given its pooled features as a fourth (the input of
+    its heads), so a memory can compare dice by them."""
+    from onnx import TensorProto, helper
+
+    head = next(n for n in model.graph.node if n.op_type == "Gemm" and "face" in n.output)
+    feat = head.input[0]
+    for n in model.graph.node:
+        n.output[:] = ["features" if o == feat else o for o in n.output]
+        n.input[:] = ["features" if i == feat else i for i in n.input]
+    model.graph.output.append(helper.make_tensor_value_info("features", TensorProto.FLOAT, ["n", None]))
+    return model
 
 
 def kind_logits(face_logits: torch.Tensor, kind_of_face: torch.Tensor) -> torch.Tensor:
