@@ -13,7 +13,22 @@ def register(subparsers) -> None:
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="image files or folders of images")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (the default; kept for scripts)")
     p.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
+    add_memory_flag(p)
     p.set_defaults(handler=_read)
+
+    t = subparsers.add_parser(
+        "teach", help="teach the table's dice memory from labelled photos",
+        description="Teach the dice memory your own dice from labelled photos (the read format: one JSON line per "
+        "photo; images next to the file or in its images/ folder; a line with \"single\": true and no box holds "
+        "one die). Each bad example is refused with its reason; one that contradicts the memory is flagged, "
+        "not learnt.")
+    t.add_argument("truth", type=Path, metavar="TRUTH", help="a reads.jsonl file, or a folder holding one")
+    t.add_argument("--die", metavar="NAME", help="the name of the die these photos show (e.g. 'gold d20')")
+    t.add_argument("--force", action="store_true",
+                   help="an example contradicting the memory replaces the earlier one instead of being flagged")
+    t.add_argument("--backend", default="auto")
+    add_memory_flag(t)
+    t.set_defaults(handler=_teach)
 
     e = subparsers.add_parser("eval", help="score the reader on labelled images")
     e.add_argument("truth", type=Path, metavar="TRUTH",
@@ -22,6 +37,7 @@ def register(subparsers) -> None:
     e.add_argument("--held-out", action="store_true",
                    help="score only the part of a shared real set that the training recipe never sees")
     e.add_argument("--backend", default="auto")
+    add_memory_flag(e)
     e.set_defaults(handler=_eval)
 
     b = subparsers.add_parser("bench", help="benchmarks: reader ms/frame (default), odds, live, synth, overlay")
@@ -32,6 +48,48 @@ def register(subparsers) -> None:
     b.add_argument("--all", action="store_true", help="every benchmark")
     b.add_argument("--quick", action="store_true", help="fewer repeats")
     b.set_defaults(handler=_bench)
+
+
+def add_memory_flag(p) -> None:
+    p.add_argument("--memory", metavar="DIR",
+                   help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
+
+
+def load_reader(args):
+    """The shipped reader with the table's dice memory (--memory) attached."""
+    from .read import Reader
+    from .teach import attach
+
+    reader = Reader.load(backend=args.backend)
+    attach(reader, getattr(args, "memory", None), None,
+           lambda m: print(f"dicecam {args.command}: {m}", file=sys.stderr))
+    return reader
+
+
+def _teach(args) -> int:
+    import time
+
+    from .read import Reader
+    from .teach import memory_dir, open_memory, teach_truth
+
+    if args.memory is not None and args.memory.strip().lower() == "none":
+        from dicecam.mechanics.errors import DicecamError
+
+        raise DicecamError("--memory none has nowhere to teach: give a folder, or leave --memory out")
+    t0 = time.perf_counter()
+    reader = Reader.load(backend=args.backend)
+    folder = memory_dir(args.memory)
+    memory = open_memory(reader, folder)
+    report = teach_truth(reader, memory, args.truth, die=args.die, force=args.force,
+                         on_problem=lambda m: print(f"dicecam teach: {m}", file=sys.stderr))
+    if report.learnt:
+        memory.save()
+    known = sum(d["known"] for d in memory.dice())
+    print(f"dicecam teach: learnt {report.learnt} of {report.examples} examples from {report.photos} photos "
+          f"({len(report.flagged)} flagged as contradicting the memory, {len(report.refused)} refused) "
+          f"in {time.perf_counter() - t0:.1f} s; the memory in {folder} holds {len(memory)} examples, "
+          f"{len(memory.dice())} dice, {known} fully known", file=sys.stderr)
+    return 0 if report.learnt else 2
 
 
 def _images(paths: list[Path]):
@@ -49,9 +107,7 @@ def _read(args) -> int:
 
     from dicecam.mechanics.dice import ImageRead
 
-    from .read import Reader
-
-    reader = Reader.load(backend=args.backend)
+    reader = load_reader(args)
     failed = 0
     for path in _images(args.paths):
         img = cv2.imread(str(path)) if path.is_file() else None
@@ -69,7 +125,6 @@ def _eval(args) -> int:
     from dicecam.mechanics.errors import LimitError
 
     from .evaluate import evaluate
-    from .read import Reader
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
@@ -79,7 +134,7 @@ def _eval(args) -> int:
 
         root = args.truth if args.truth.is_dir() else args.truth.parent
         keep = lambda item: held_out(root.resolve().name, item)  # noqa: E731
-    reader = Reader.load(backend=args.backend)
+    reader = load_reader(args)
     report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
                       keep=keep)
     out = report.to_json()
