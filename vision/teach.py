@@ -153,8 +153,9 @@ def examples_of(reader, item: TruthImage, where: str, die: str | None) -> list[E
     return out
 
 
-def _items(truth: Path, say_refused: Callable[[str, str], None]):
-    """(where, TruthImage) per photo; a bad line is refused by itself, the others still teach."""
+def _items(truth: Path):
+    """(where, TruthImage or why the line cannot be used) per photo: a bad line is refused by
+    itself, the others still teach."""
     path = Path(truth)
     if path.is_dir():
         for name in ("reads.jsonl", "truth.jsonl"):
@@ -166,7 +167,7 @@ def _items(truth: Path, say_refused: Callable[[str, str], None]):
             try:
                 yield where, truth_line(line, path.parent, where)
             except DicecamError as e:
-                say_refused(where, str(e).removeprefix(f"{where}: "))
+                yield where, str(e).removeprefix(f"{where}: ")
         return
     for item in load_truth(path):  # a YOLO folder (or a missing path: FileNotFoundError)
         yield str(item.path), item
@@ -182,8 +183,11 @@ def teach_truth(reader, memory: DiceMemory, truth: Path, *, die: str | None = No
         on_problem(f"{where}: refused: {why}")
 
     examples: list[Example] = []
-    for where, item in _items(truth, refuse):
+    for where, item in _items(truth):
         report.photos += 1
+        if isinstance(item, str):
+            refuse(where, item)
+            continue
         try:
             examples += examples_of(reader, item, where, die)
         except TeachError as e:
