@@ -43,8 +43,15 @@ class KnownDie(BaseModel):
     known: bool = Field(title="Every face taught")
 
 
+def _kinds() -> dict[str, list[int]]:
+    from dicecam.mechanics.dice import FACES
+
+    return {t.value: list(v) for t, v in FACES.items()}
+
+
 class MemoryState(BaseModel):
     available: bool = Field(title="Whether this server reads with a dice memory and can learn")
+    kinds: dict[str, list[int]] = Field(default_factory=_kinds, title="Each kind's faces, for a page that teaches")
     reason: str | None = Field(default=None, title="Why not, when not")
     examples: int = 0
     dice: list[KnownDie] = Field(default_factory=list)
@@ -175,7 +182,7 @@ class TableMemory:
                     confirmed += 1
                 else:
                     corrected += 1
-                    taught.append(f"{d.type.value} as {d.value}")
+                    taught.append(f"the {d.colour + ' ' if d.colour else ''}{d.type.value} as {d.value}")
             if corrected or confirmed:
                 self.memory.save()
         note = TaughtNote(roll_id=roll.id, message=_sentence(taught, confirmed, flagged),
