@@ -153,9 +153,9 @@ def _bench(args) -> int:
 
 
 def _bench_reader(quick):
-    from .bench import bench_reader
+    from .bench import bench_memory, bench_reader
 
-    return bench_reader(quick)
+    return bench_reader(quick) + bench_memory(quick)
 
 
 def _bench_odds(quick):
