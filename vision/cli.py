@@ -45,6 +45,8 @@ def register(subparsers) -> None:
                        ("live", "live pipeline fps, latency, idle CPU"), ("synth", "synthetic images per second"),
                        ("overlay", "event to overlay painted, many clients")):
         b.add_argument(f"--{name}", action="store_true", help=what)
+    b.add_argument("--teach-real", metavar="DIR", type=Path,
+                   help="the dice memory on real sets: teach 3 photos per face, read the others (before/after)")
     b.add_argument("--all", action="store_true", help="every benchmark")
     b.add_argument("--quick", action="store_true", help="fewer repeats")
     b.set_defaults(handler=_bench)
@@ -146,6 +148,13 @@ def _eval(args) -> int:
 
 def _bench(args) -> int:
     chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
+    if args.teach_real is not None:
+        from .bench_teach import bench_teach_real
+
+        for row in bench_teach_real(args.teach_real):
+            print(json.dumps(row), flush=True)
+        if not chosen:
+            return 0
     for name in chosen or ["reader"]:
         for row in _BENCHES[name](args.quick):
             print(json.dumps(row), flush=True)

@@ -240,3 +240,24 @@ def test_on_rendered_dice_the_general_reader_misreads_three_taught_photos_fix_th
     for i, (img, die, _) in enumerate(misread):
         (after,) = reader(_views(img, 4, i)[3])
         assert (after.type, after.value) == (die.type, die.value), f"die {i} still misread after teaching"
+
+
+def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_before_and_after(tmp_path):
+    import json
+
+    import cv2
+
+    from dicecam.vision.bench_teach import bench_teach_set
+
+    lines = []
+    for face in (1, 2, 3):
+        for shot in range(5):
+            name = f"f{face}_{shot}.png"
+            cv2.imwrite(str(tmp_path / name), _frame(face, shot))
+            lines.append(json.dumps({"image": name, "dice": [{"type": "d6", "value": face,
+                                                              "box": [100, 100 + shot, 160, 160 + shot]}]}))
+    (tmp_path / "truth.jsonl").write_text("\n".join(lines) + "\n")
+    row = bench_teach_set(_reader(), tmp_path, per_face=3, seed=1)
+    assert (row["photos"], row["taught_photos"], row["read_photos"], row["examples"]) == (15, 9, 6, 9)
+    assert row["before"] == pytest.approx(2 / 6, abs=1e-3), "the fake reads every die as a 2"
+    assert row["after"] == 1.0
