@@ -253,7 +253,7 @@ def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_bef
     for face in (1, 2, 3):
         for shot in range(5):
             name = f"f{face}_{shot}.png"
-            cv2.imwrite(str(tmp_path / name), _frame(face, shot))
+            cv2.imwrite(str(tmp_path / name), _frame(face, shot % 3))
             lines.append(json.dumps({"image": name, "dice": [{"type": "d6", "value": face,
                                                               "box": [100, 100 + shot, 160, 160 + shot]}]}))
     (tmp_path / "truth.jsonl").write_text("\n".join(lines) + "\n")
