@@ -255,7 +255,7 @@ def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_bef
             name = f"f{face}_{shot}.png"
             cv2.imwrite(str(tmp_path / name), _frame(face, shot % 3))
             lines.append(json.dumps({"image": name, "dice": [{"type": "d6", "value": face,
-                                                              "box": [100, 100 + shot, 160, 160 + shot]}]}))
+                                                              "box": [100, 100, 160, 160]}]}))
     (tmp_path / "truth.jsonl").write_text("\n".join(lines) + "\n")
     row = bench_teach_set(_reader(), tmp_path, per_face=3, seed=1)
     assert (row["photos"], row["taught_photos"], row["read_photos"], row["examples"]) == (15, 9, 6, 9)
