@@ -307,3 +307,58 @@ def test_teach_refuses_each_bad_example_with_its_reason_and_learns_the_rest(tmp_
                               "the memory, 5 refused)")
     memory = DiceMemory.open(tmp_path / "mem" / "memory.npz", reader.crop_size, reader.model_id)
     assert [(d["die"], d["faces"]) for d in memory.dice()] == [("green", {3: 1})]
+
+
+def _env(tmp_path):
+    import os
+
+    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
+
+
+def _table_png(tmp_path):
+    img = np.full((480, 640, 3), (40, 90, 40), np.uint8)
+    cv2.rectangle(img, (300, 200), (360, 260), (240, 240, 240), -1)
+    cv2.imwrite(str(tmp_path / "table.png"), img)
+    return tmp_path / "table.png"
+
+
+def test_read_with_memory_none_reads_with_the_general_reader_alone(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "read", str(_table_png(tmp_path)),
+                        "--memory", "none"], capture_output=True, text=True, timeout=300, env=_env(tmp_path))
+    assert r.returncode == 0 and r.stderr == "" and r.stdout.count("\n") == 1
+
+
+def test_read_with_an_unusable_default_memory_warns_once_and_still_reads(tmp_path):
+    folder = tmp_path / "xdg" / "dicecam" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "memory.npz").write_bytes(b"half a file")
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "read", str(_table_png(tmp_path))],
+                       capture_output=True, text=True, timeout=300, env=_env(tmp_path))
+    assert r.returncode == 0 and r.stdout.count("\n") == 1
+    assert r.stderr.startswith(f"dicecam read: reading without the dice memory in {folder}: ")
+    assert r.stderr.count("\n") == 1
+    assert (folder / "memory.npz").read_bytes() == b"half a file", "never overwritten"
+
+
+def test_read_with_an_explicit_unusable_memory_is_one_line_and_exit_2(tmp_path):
+    folder = tmp_path / "mem"
+    folder.mkdir()
+    (folder / "memory.npz").write_bytes(b"half a file")
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "read", str(_table_png(tmp_path)), "--memory",
+                        str(folder)], capture_output=True, text=True, timeout=300, env=_env(tmp_path))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"dicecam read: cannot use the dice memory in {folder}: ") and r.stderr.count("\n") == 1
+
+
+def test_serve_takes_memory_dir_or_none(tmp_path):
+    from dicecam.server.cli import build_parser
+    from dicecam.server.cli_serve import settings_from_args
+
+    def settings(*extra):
+        args = build_parser().parse_args(["serve", "--data", str(tmp_path / "data"), *extra])
+        return settings_from_args(args, say=lambda m: None)
+
+    default = settings()
+    assert default.use_memory and default.memory_folder == tmp_path / "data" / "memory"
+    assert settings("--memory", str(tmp_path / "dice")).memory_folder == tmp_path / "dice"
+    assert settings("--memory", "none").use_memory is False
