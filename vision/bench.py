@@ -115,9 +115,13 @@ def _bench_teach(reader, photos: int, why) -> dict:
     except Exception as e:  # noqa: BLE001 - the synth extra is missing
         return {"bench": "teach", "photos": photos, "skipped": f"cannot render photos: {e}"}
     with tempfile.TemporaryDirectory() as tmp:
-        lines = []
-        for i in range(photos):
-            img, truth = render_image(93_000 + i, n_dice=1)
+        lines, seed = [], 93_000
+        while len(lines) < photos:
+            img, truth = render_image(seed, n_dice=1)
+            seed += 1
+            if len(truth.dice) != 1:  # the die left the table
+                continue
+            i = len(lines)
             cv2.imwrite(str(Path(tmp) / f"{i}.jpg"), img)
             d = truth.dice[0]
             lines.append(json.dumps({"image": f"{i}.jpg", "dice": [{"type": d.type.value, "value": d.value}],
