@@ -69,7 +69,7 @@ def memory_state(memory: MemoryDep):
     return memory.state()
 
 
-@router.delete("/dice/{name}", response_model=Forgotten, dependencies=Write, summary="Forget one die")
+@router.delete("/dice/{name:path}", response_model=Forgotten, dependencies=Write, summary="Forget one die")
 def forget_die(name: str, memory: Needed):
     gone = memory.forget(name)
     if not gone:

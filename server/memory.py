@@ -11,7 +11,6 @@ import logging
 import threading
 from collections import OrderedDict
 
-import cv2
 import numpy as np
 from pydantic import BaseModel, Field
 
@@ -154,14 +153,11 @@ class TableMemory:
                 memory.save()
         return got
 
-    def correction(self, roll: Roll, original: Roll, frame_jpeg: bytes | None) -> TaughtNote | None:
+    def correction(self, roll: Roll, original: Roll, frame: np.ndarray | None) -> TaughtNote | None:
         """A correction teaches: the corrected dice their corrected faces (the player's word beats an
         earlier example), and the dice left as read are confirmed (flagged, not forced, on a clash).
         Needs the roll's frame; dice without a box (a missed die added by hand) teach nothing."""
-        if self.memory is None or frame_jpeg is None:
-            return None
-        frame = cv2.imdecode(np.frombuffer(frame_jpeg, np.uint8), cv2.IMREAD_COLOR)
-        if frame is None:
+        if self.memory is None or frame is None:
             return None
         boxed = [(i, d) for i, d in enumerate(roll.dice) if d.box is not None]
         if not boxed:

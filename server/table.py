@@ -156,9 +156,8 @@ class Table:
     def _teach_correction(self, roll: Roll, original: Roll) -> None:
         if self.memory is None:
             return
-        frame = self._frames.get(original.id)
         try:
-            self.memory.correction(roll, original, frame[0] if frame else None)
+            self.memory.correction(roll, original, self.roll_frame(original.id))
         except Exception as e:  # the amendment is stored; only the memory missed it
             log.warning("the dice memory could not learn from the correction: %s", e)
 

@@ -362,3 +362,14 @@ def test_serve_takes_memory_dir_or_none(tmp_path):
     assert default.use_memory and default.memory_folder == tmp_path / "data" / "memory"
     assert settings("--memory", str(tmp_path / "dice")).memory_folder == tmp_path / "dice"
     assert settings("--memory", "none").use_memory is False
+
+
+def test_a_second_correction_of_the_same_roll_teaches_from_the_original_frame(parts):
+    client, app, _ = parts
+    roll = _camera_roll(app)
+    first = client.post(f"/api/rolls/{roll.id}/amend", json={"dice": ["d6:4", "d6:2"]}).json()
+    second = client.post(f"/api/rolls/{first['id']}/amend", json={"dice": ["d6:4", "d6:3"]}).json()
+    note = client.get(f"/api/memory/taught/{second['id']}").json()
+    assert (note["corrected"], note["confirmed"]) == (1, 1)
+    assert note["message"].startswith("Learnt from your correction: the white d6 as 3.")
+    assert {d["die"]: d["faces"] for d in client.get("/api/memory").json()["dice"]}["white d6"] == {"3": 1}
