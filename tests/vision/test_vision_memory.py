@@ -223,6 +223,8 @@ def test_on_rendered_dice_the_general_reader_misreads_three_taught_photos_fix_th
     misread = []
     for seed in range(80):
         img, truth = render_image(71_000 + seed, n_dice=1)
+        if len(truth.dice) != 1:  # the die rolled off the table
+            continue
         (die,) = truth.dice
         read = reader(img)
         if len(read) == 1 and (read[0].type, read[0].value) != (die.type, die.value):
@@ -238,8 +240,8 @@ def test_on_rendered_dice_the_general_reader_misreads_three_taught_photos_fix_th
             assert memory.teach(crops[0], reader.embed(crops)[0], die.type.value, die.value, die=f"die {i}").learnt
     reader.use_memory(memory)
     for i, (img, die, _) in enumerate(misread):
-        (after,) = reader(_views(img, 4, i)[3])
-        assert (after.type, after.value) == (die.type, die.value), f"die {i} still misread after teaching"
+        after = reader(_views(img, 4, i)[3])
+        assert [(d.type, d.value) for d in after] == [(die.type, die.value)], f"die {i} still misread after teaching"
 
 
 def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_before_and_after(tmp_path):
