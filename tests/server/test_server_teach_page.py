@@ -72,7 +72,12 @@ def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page):
     # The same face shown again but called 4: flagged, said, not learnt.
     page.click("#teach-learn")
     page.wait_for_function("document.getElementById('teach-msg').textContent.includes('already taught as 3')")
-    _show_face(live.pipeline, 4)
+    # The player knows better (that earlier photo was the 4): replacing it leaves face 3 to teach again.
+    page.click("#teach-force")
+    page.wait_for_function("document.getElementById('teach-said').textContent.startsWith('Learnt face 4')")
+    assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1, 4: 1}
+    page.wait_for_function("document.getElementById('teach-ask').textContent.startsWith('Show face 3')")
+    _show_face(live.pipeline, 7)
     page.click("#teach-learn")
     page.wait_for_function("document.getElementById('teach-ask').textContent.includes('is known')")
     assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1, 3: 1, 4: 1}
@@ -113,3 +118,23 @@ def test_a_server_that_cannot_learn_says_why_and_hides_the_teaching(tmp_path, br
         assert page.locator("#teach-controls").is_hidden()
         ctx.close()
     store.close()
+
+
+def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1100}, color_scheme="dark")
+    page = ctx.new_page()
+    live.pipeline.dice = [RED]
+    page.goto(live.url + "/")
+    page.wait_for_function("!document.getElementById('teach-controls').hidden")
+    page.fill("#teach-name", "Night d6")
+    page.click("#teach-start button[type=submit]")
+    _show_face(live.pipeline, 1)
+    page.click("#teach-learn")
+    page.wait_for_function("document.getElementById('teach-said').textContent.startsWith('Learnt face 1')")
+    page.click("#teach-learn")  # the same face again as 2: the refusal is shown too
+    page.wait_for_function("document.getElementById('teach-msg').textContent.includes('already taught')")
+    assert page.locator("#teach-force").inner_text() == "Replace it: this is face 2"
+    bad = serious_violations(page)
+    assert not bad, bad
+    page.locator("#teach").screenshot(path=str(__import__("conftest").SCREENS / "teach-dark.png"))
+    ctx.close()

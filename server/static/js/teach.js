@@ -31,7 +31,7 @@
     }
     const known = m.dice.filter((d) => d.known).length;
     $("memory-status").textContent = m.dice.length
-      ? `This table knows ${m.dice.length} ${m.dice.length === 1 ? "die" : "dice"} (${known} with every face), from ${m.examples} confirmed ${m.examples === 1 ? "photo" : "photos"}.`
+      ? `This table knows ${m.dice.length} ${m.dice.length === 1 ? "die" : "dice"} (${known ? `${known} with every face` : "none with every face yet"}), from ${m.examples} confirmed ${m.examples === 1 ? "photo" : "photos"}.`
       : "This table knows none of your dice yet. Teach one below, or correct a misread roll.";
     for (const d of m.dice) {
       const faces = Object.keys(d.faces).length, all = faces + d.missing.length;
@@ -56,8 +56,8 @@
     } catch (err) { fail(`Not forgotten: ${err.message}`); }
   }
 
-  function say(text) { $("teach-said").textContent = text; $("teach-msg").textContent = ""; }
-  function fail(text) { $("teach-msg").textContent = text; }
+  function say(text) { $("teach-said").textContent = text; $("teach-msg").textContent = ""; $("teach-force").hidden = true; }
+  function fail(text) { $("teach-msg").textContent = text; $("teach-said").textContent = ""; $("teach-force").hidden = true; }
 
   // ---- the Teach a die flow -------------------------------------------------------------------
   function known(name) { return (state.memory.dice || []).find((d) => d.die === name); }
@@ -107,17 +107,27 @@
       ?? t.faces.find((v) => !t.learnt.has(v) && !t.skipped.has(v));
   }
 
-  async function teach(value) {
+  async function teach(value, force) {
     const t = state.teaching;
-    const body = { die: t.name, kind: t.kind };
+    const body = { die: t.name, kind: t.kind, force: !!force };
     if (value !== undefined) body.value = value;
     try {
       const r = await D.api("/api/memory/teach/live", { method: "POST", json: body });
-      if (!r.learnt) { fail(`Not learnt: ${r.reason}.`); return; }
-      t.learnt.add(r.value);
-      t.skipped.delete(r.value);
-      if (t.at === r.value) next();
+      if (!r.learnt) {
+        // The player may know better than the earlier example: offer to replace it.
+        fail(`Not learnt: ${r.reason.replace(/; confirm to replace that example$/, "")}.`);
+        t.pending = r.value;
+        $("teach-force").textContent = `Replace it: this is face ${faceWord(t.kind, r.value)}`;
+        $("teach-force").hidden = false;
+        return;
+      }
       await load();
+      // The server's word on what is learnt: a replaced example may have un-learnt another face.
+      const have = known(t.name);
+      t.learnt = new Set(have ? Object.keys(have.faces).map(Number) : []);
+      t.skipped.delete(r.value);
+      if (t.at === undefined || t.learnt.has(t.at)) next();
+      showSteps();
       const left = t.faces.filter((v) => !t.learnt.has(v)).length;
       say(`Learnt face ${faceWord(t.kind, r.value)} of ${t.name}. ` +
           (left ? `${left} ${left === 1 ? "face" : "faces"} to go.` : `${t.name} is known: every face is learnt.`));
@@ -172,6 +182,7 @@
       t.skipped.add(t.at); next(); showSteps(); $("teach-ask").focus();
     });
     $("teach-stop").addEventListener("click", stop);
+    $("teach-force").addEventListener("click", () => teach(state.teaching.pending, true));
     $("memory-import").addEventListener("submit", importFile);
     document.addEventListener("dicecam:amended", afterCorrection);
     load();
