@@ -22,8 +22,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
 from .api import router
+from .api_memory import router as memory_router
 from .events import Broker
 from .hosts import HostGuard, HostPolicy
+from .memory import TableMemory
 from .rulebook import Rules, load_rules
 from .settings import ServerSettings
 from .store import RollStore
@@ -78,6 +80,11 @@ def create_app(
     for fn in listeners:
         broker.add_listener(fn)
     table = Table(settings, store, rules, broker, pipeline, reader, notices)
+    # The reader (shared with the live pipeline) reads with the table's dice memory from here on.
+    table.memory = TableMemory.open(settings, reader)
+    if table.memory.memory is None and settings.use_memory and reader is not None and (
+            settings.memory_dir is not None or (settings.memory_folder / "memory.npz").is_file()):
+        table.notices.append(f"Reading without the dice memory in {settings.memory_folder}: {table.memory.reason}")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -106,10 +113,12 @@ def create_app(
                                 {"name": "dice", "description": "Each physical die: its name, and is it fair?"},
                                 {"name": "config", "description": "What the table is playing"},
                                 {"name": "vision", "description": "Live video and uploaded photos"},
-                                {"name": "events", "description": "Live events with a snapshot first"}])
+                                {"name": "events", "description": "Live events with a snapshot first"},
+                                {"name": "memory", "description": "The table's own dice: teach, list, forget, carry"}])
     app.state.table = table
     app.state.broker = broker
     app.state.settings = settings
+    app.state.memory = table.memory
 
     if pipeline is not None:
         pipeline.subscribe(table.on_pipeline_event)
@@ -126,6 +135,7 @@ def create_app(
                             status_code=422)
 
     app.include_router(router)
+    app.include_router(memory_router)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):

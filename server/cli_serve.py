@@ -30,6 +30,8 @@ def register(subparsers) -> None:
     p.add_argument("--token", help="token needed for changes; generated and printed when --host is not loopback")
     p.add_argument("--webhook", metavar="URL", help="POST each roll to this URL")
     p.add_argument("--webhook-format", choices=("json", "discord"), default="json", help="webhook body (default json)")
+    p.add_argument("--memory", metavar="DIR",
+                   help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
     p.add_argument("--speak", action="store_true", help="speak each roll's summary through espeak-ng")
     p.set_defaults(handler=run)
 
@@ -129,6 +131,12 @@ def settings_from_args(args, say=print):
         fields["systems"] = systems if len(systems) > 1 else []
     if args.data:
         fields["data_dir"] = Path(args.data).expanduser()
+    memory = getattr(args, "memory", None)
+    if memory is not None:
+        if memory.strip().lower() == "none":
+            fields["use_memory"] = False
+        else:
+            fields["memory_dir"] = Path(memory).expanduser()
     try:
         return ServerSettings(**fields)
     except ValidationError as e:

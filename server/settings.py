@@ -53,6 +53,9 @@ class ServerSettings(BaseModel):
     client_queue: int = Field(default=256, ge=4, le=100_000, title="Events buffered per client before it is dropped")
     max_clients: int = Field(default=500, ge=1, le=100_000, title="Most event clients at once")
     video_fps: float = Field(default=10.0, gt=0, le=60, title="MJPEG frames per second")
+    memory_dir: Path | None = Field(default=None, title="Folder of the table's dice memory (default: the data folder's memory/)")
+    use_memory: bool = Field(default=True, title="Read with the table's dice memory and learn from corrections")
+    max_memory_bytes: int = Field(default=300_000_000, ge=1024, le=2_000_000_000, title="Largest memory file imported")
     frame_cache: int = Field(default=32, ge=0, le=1000, title="Recent roll frames kept in memory for corrections")
 
     @model_validator(mode="after")
@@ -74,6 +77,10 @@ class ServerSettings(BaseModel):
     @property
     def db_path(self) -> Path:
         return self.data_dir / "rolls.sqlite3"
+
+    @property
+    def memory_folder(self) -> Path:
+        return self.memory_dir or self.data_dir / "memory"
 
     @property
     def corrections_dir(self) -> Path:

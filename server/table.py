@@ -70,6 +70,8 @@ class Table:
         self._lock = threading.Lock()
         self._jpeg_lock = threading.Lock()  # encoding holds it: kept apart from the state lock
         self._live: tuple[int, bytes] | None = None
+        # The table's dice memory (server/memory.py), set by the app; corrections teach it.
+        self.memory = None
         self.system = settings.system
         self.options: dict[str, Any] = dict(settings.options)
         self.pool: list[str] = []
@@ -150,8 +152,31 @@ class Table:
                     follows=original.follows, frame_id=original.frame_id)
         self.store.add(roll)
         self._save_correction(roll, original)
+        self._teach_correction(roll, original)
         self.broker.publish(make_event("roll.amended", roll.model_dump(mode="json")))
         return roll
+
+    def _teach_correction(self, roll: Roll, original: Roll) -> None:
+        if self.memory is None:
+            return
+        try:
+            self.memory.correction(roll, original, self.roll_frame(original.id))
+        except Exception as e:  # the amendment is stored; only the memory missed it
+            log.warning("the dice memory could not learn from the correction: %s", e)
+
+    def roll_frame(self, roll_id: str) -> np.ndarray | None:
+        """The kept camera frame of a roll (a correction shares its original's), decoded."""
+        import cv2
+
+        seen = set()
+        while roll_id and roll_id not in seen:
+            seen.add(roll_id)
+            frame = self._frames.get(roll_id)
+            if frame is not None:
+                return cv2.imdecode(np.frombuffer(frame[0], np.uint8), cv2.IMREAD_COLOR)
+            roll = self.store.get(roll_id)
+            roll_id = roll.amends if roll is not None else None
+        return None
 
     def _save_correction(self, roll: Roll, original: Roll) -> None:
         frame = self._frames.get(original.id)

@@ -41,3 +41,95 @@ def bench_reader(quick: bool = False, threads: int | None = None) -> list[dict]:
                          "p95_ms": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2),
                          "dice_found_mean": round(statistics.mean(found), 2), "runs": repeats})
     return rows
+
+
+MEMORY_EXAMPLES = 10_000
+MEMORY_DICE = 10
+
+
+def synthetic_memory(n: int, dim: int, crop_size: int, model_id: str, seed: int = 0):
+    """A memory of n examples with random features (spread over every face class), built in one step."""
+    from .crops import FACE_CLASSES
+    from .memory import DiceMemory, Example
+
+    rng = np.random.default_rng(seed)
+    m = DiceMemory(model_id, crop_size)
+    f = rng.normal(size=(n, dim)).astype(np.float32)
+    m.features = f / np.linalg.norm(f, axis=1, keepdims=True)
+    m.crops = np.zeros((n, crop_size, crop_size, 3), np.uint8)
+    m._face = rng.integers(0, len(FACE_CLASSES), n)
+    m.examples = [Example(*FACE_CLASSES[i], None, f"die {i % 50}", "bench", 0.0) for i in m._face]
+    return m
+
+
+def _median_ms(fn, repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return round(statistics.median(times), 3), round(times[min(len(times) - 1, int(0.95 * len(times)))], 3)
+
+
+def bench_memory(quick: bool = False) -> list[dict]:
+    """What the table's dice memory costs: ms added per frame with 10 dice by 10,000 examples, and the
+    seconds `dicecam teach` takes for 100 photos."""
+    from .read import Reader
+    from .teach import check_can_learn
+
+    reader = Reader.load()
+    try:
+        check_can_learn(reader)
+        dim = reader.embed(np.zeros((1, reader.crop_size, reader.crop_size, 3), np.uint8)).shape[1]
+        learns, why = True, None
+    except Exception as e:  # noqa: BLE001 - older weights: time the vote on features of a stated size
+        dim, learns, why = 256, False, str(e)
+    memory = synthetic_memory(MEMORY_EXAMPLES, dim, reader.crop_size, reader.model_id)
+    feats = np.random.default_rng(1).normal(size=(MEMORY_DICE, dim)).astype(np.float32)
+    repeats = 50 if quick else 300
+    memory.vote(feats)
+    med, p95 = _median_ms(lambda: memory.vote(feats), repeats)
+    row = {"bench": "reader-memory", "examples": MEMORY_EXAMPLES, "dice": MEMORY_DICE, "feature_dim": dim,
+           "added_median_ms": med, "added_p95_ms": p95, "target_ms": 2.0, "runs": repeats}
+    if not learns:
+        row["note"] = f"vote alone on random features: {why}"
+    rows = [row]
+    rows.append(_bench_teach(reader, 100, why) if learns else
+                {"bench": "teach", "photos": 100, "skipped": why})
+    return rows
+
+
+def _bench_teach(reader, photos: int, why) -> dict:
+    import json
+    import tempfile
+    from pathlib import Path
+
+    import cv2
+
+    from .memory import DiceMemory
+    from .teach import teach_truth
+
+    try:
+        from dicecam.datasets.scene import render_image
+    except Exception as e:  # noqa: BLE001 - the synth extra is missing
+        return {"bench": "teach", "photos": photos, "skipped": f"cannot render photos: {e}"}
+    with tempfile.TemporaryDirectory() as tmp:
+        lines, seed = [], 93_000
+        while len(lines) < photos:
+            img, truth = render_image(seed, n_dice=1)
+            seed += 1
+            if len(truth.dice) != 1:  # the die left the table
+                continue
+            i = len(lines)
+            cv2.imwrite(str(Path(tmp) / f"{i}.jpg"), img)
+            d = truth.dice[0]
+            lines.append(json.dumps({"image": f"{i}.jpg", "dice": [{"type": d.type.value, "value": d.value}],
+                                     "single": True}))
+        (Path(tmp) / "reads.jsonl").write_text("\n".join(lines) + "\n")
+        memory = DiceMemory(reader.model_id, reader.crop_size)
+        t0 = time.perf_counter()
+        report = teach_truth(reader, memory, Path(tmp) / "reads.jsonl")
+        seconds = time.perf_counter() - t0
+    return {"bench": "teach", "photos": photos, "seconds": round(seconds, 2), "target_s": 10.0,
+            "learnt": report.learnt, "flagged": len(report.flagged), "refused": len(report.refused)}

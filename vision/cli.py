@@ -13,7 +13,22 @@ def register(subparsers) -> None:
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="image files or folders of images")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (the default; kept for scripts)")
     p.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
+    add_memory_flag(p)
     p.set_defaults(handler=_read)
+
+    t = subparsers.add_parser(
+        "teach", help="teach the table's dice memory from labelled photos",
+        description="Teach the dice memory your own dice from labelled photos (the read format: one JSON line per "
+        "photo; images next to the file or in its images/ folder; a line with \"single\": true and no box holds "
+        "one die). Each bad example is refused with its reason; one that contradicts the memory is flagged, "
+        "not learnt.")
+    t.add_argument("truth", type=Path, metavar="TRUTH", help="a reads.jsonl file, or a folder holding one")
+    t.add_argument("--die", metavar="NAME", help="the name of the die these photos show (e.g. 'gold d20')")
+    t.add_argument("--force", action="store_true",
+                   help="an example contradicting the memory replaces the earlier one instead of being flagged")
+    t.add_argument("--backend", default="auto")
+    add_memory_flag(t)
+    t.set_defaults(handler=_teach)
 
     e = subparsers.add_parser("eval", help="score the reader on labelled images")
     e.add_argument("truth", type=Path, metavar="TRUTH",
@@ -21,10 +36,8 @@ def register(subparsers) -> None:
     e.add_argument("--limit", type=int, default=None, help="score at most N images")
     e.add_argument("--held-out", action="store_true",
                    help="score only the part of a shared real set that the training recipe never sees")
-    e.add_argument("--teach-per-face", type=int, default=None, metavar="N",
-                   help="teach N photos of each face of each die to a fresh memory, score the other photos "
-                        "with and without it (single-die sets)")
     e.add_argument("--backend", default="auto")
+    add_memory_flag(e)
     e.set_defaults(handler=_eval)
 
     b = subparsers.add_parser("bench", help="benchmarks: reader ms/frame (default), odds, live, synth, overlay")
@@ -32,9 +45,53 @@ def register(subparsers) -> None:
                        ("live", "live pipeline fps, latency, idle CPU"), ("synth", "synthetic images per second"),
                        ("overlay", "event to overlay painted, many clients")):
         b.add_argument(f"--{name}", action="store_true", help=what)
+    b.add_argument("--teach-real", metavar="DIR", type=Path,
+                   help="the dice memory on real sets: teach 3 photos per face, read the others (before/after)")
     b.add_argument("--all", action="store_true", help="every benchmark")
     b.add_argument("--quick", action="store_true", help="fewer repeats")
     b.set_defaults(handler=_bench)
+
+
+def add_memory_flag(p) -> None:
+    p.add_argument("--memory", metavar="DIR",
+                   help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
+
+
+def load_reader(args):
+    """The shipped reader with the table's dice memory (--memory) attached."""
+    from .read import Reader
+    from .teach import attach
+
+    reader = Reader.load(backend=args.backend)
+    attach(reader, getattr(args, "memory", None), None,
+           lambda m: print(f"dicecam {args.command}: {m}", file=sys.stderr))
+    return reader
+
+
+def _teach(args) -> int:
+    import time
+
+    from .read import Reader
+    from .teach import memory_dir, open_memory, teach_truth
+
+    if args.memory is not None and args.memory.strip().lower() == "none":
+        from dicecam.mechanics.errors import DicecamError
+
+        raise DicecamError("--memory none has nowhere to teach: give a folder, or leave --memory out")
+    t0 = time.perf_counter()
+    reader = Reader.load(backend=args.backend)
+    folder = memory_dir(args.memory)
+    memory = open_memory(reader, folder)
+    report = teach_truth(reader, memory, args.truth, die=args.die, force=args.force,
+                         on_problem=lambda m: print(f"dicecam teach: {m}", file=sys.stderr))
+    if report.learnt:
+        memory.save()
+    known = sum(d["known"] for d in memory.dice())
+    print(f"dicecam teach: learnt {report.learnt} of {report.examples} examples from {report.photos} photos "
+          f"({len(report.flagged)} flagged as contradicting the memory, {len(report.refused)} refused) "
+          f"in {time.perf_counter() - t0:.1f} s; the memory in {folder} holds {len(memory)} examples, "
+          f"{len(memory.dice())} dice, {known} fully known", file=sys.stderr)
+    return 0 if report.learnt else 2
 
 
 def _images(paths: list[Path]):
@@ -51,9 +108,8 @@ def _read(args) -> int:
     from dicecam.mechanics.dice import ImageRead
 
     from .images import ImageRefused, load_image
-    from .read import Reader
 
-    reader = Reader.load(backend=args.backend)
+    reader = load_reader(args)
     failed = 0
     for path in _images(args.paths):
         # The server's loader and caps: a cut-short or oversized photo is refused, never guessed at.
@@ -78,24 +134,16 @@ def _eval(args) -> int:
     from dicecam.mechanics.errors import LimitError
 
     from .evaluate import evaluate
-    from .read import Reader
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
-    if args.teach_per_face is not None:
-        if not 1 <= args.teach_per_face <= 50:
-            raise LimitError(f"--teach-per-face must be 1-50, got {args.teach_per_face}")
-        from .teach_eval import teach_and_score
-
-        print(json.dumps(teach_and_score(args.truth, Reader.load(backend=args.backend), args.teach_per_face), indent=1))
-        return 0
     keep = None
     if args.held_out:
         from .evaluate import held_out
 
         root = args.truth if args.truth.is_dir() else args.truth.parent
         keep = lambda item: held_out(root.resolve().name, item)  # noqa: E731
-    reader = Reader.load(backend=args.backend)
+    reader = load_reader(args)
     report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
                       keep=keep)
     out = report.to_json()
@@ -110,7 +158,15 @@ def _bench(args) -> int:
 
     from .extras import as_missing_extra
 
-    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)] or ["reader"]
+    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
+    if args.teach_real is not None:
+        from .bench_teach import bench_teach_real
+
+        for row in bench_teach_real(args.teach_real):
+            print(json.dumps(row), flush=True)
+        if not chosen:
+            return 0
+    chosen = chosen or ["reader"]
     skipped = []
     for name in chosen:
         # A benchmark whose extra is missing is named and skipped; the others still run.
@@ -136,9 +192,9 @@ def _bench_reader(quick):
     from .extras import require
 
     require("synth", "the reader benchmark (it renders its test frames)")
-    from .bench import bench_reader
+    from .bench import bench_memory, bench_reader
 
-    return bench_reader(quick)
+    return bench_reader(quick) + bench_memory(quick)
 
 
 def _bench_odds(quick):

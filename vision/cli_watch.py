@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     g.add_argument("--loop", action="store_true", help="the demo clip: play it again and again (default: once)")
     g.add_argument("--max-rolls", type=int, metavar="N", help="stop after N rolls")
     g.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
+    from .cli import add_memory_flag
+
+    add_memory_flag(g)
     add_option_flags(p, odds=False)
     p.set_defaults(handler=run)
 
@@ -90,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     except Exception as e:  # a broken runtime install (onnxruntime, openvino): one line, not a traceback
         raise DicecamError(f"cannot load the dice reader: {e}") from None
+    from .teach import attach
+
+    attach(reader, args.memory, None, lambda m: print(f"dicecam watch: {m}", file=sys.stderr, flush=True))
     pipeline = Pipeline(source, reader, args.system, options, settings)
     as_json = args.jsonl or args.json
     rolls = [0]

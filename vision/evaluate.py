@@ -86,22 +86,30 @@ def _resolve_image(folder: Path, name: str) -> Path:
     return direct if direct.exists() or not (folder / "images" / name).exists() else folder / "images" / name
 
 
-def truth_from_jsonl(path: Path) -> Truth:
-    folder = path.parent
+def truth_line(line: str, folder: Path, where: str) -> TruthImage:
+    """One line of a read file; a DicecamError says what is wrong with it."""
+    try:
+        raw = json.loads(line)
+    except ValueError as e:
+        raise DicecamError(f"{where}: not a JSON line ({e.msg} at character {e.pos + 1})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("image"), str) or not isinstance(raw.get("dice"), list):
+        raise DicecamError(f"{where}: a read line needs \"image\" (a name) and \"dice\" (a list)")
+    dice = [_truth_die(d, where) for d in raw["dice"]]
+    single = bool(raw.get("single")) and len(dice) == 1 and dice[0].box is None
+    meta = {k: v for k, v in raw.items() if isinstance(v, (str, int, float))}
+    return TruthImage(_resolve_image(folder, raw["image"]), dice, single, meta)
+
+
+def truth_lines(path: Path) -> Iterator[tuple[str, str]]:
+    """(where, line) for each non-blank line of a read file."""
     for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            raw = json.loads(line)
-        except ValueError as e:
-            raise DicecamError(f"{where}: not a JSON line ({e.msg} at character {e.pos + 1})") from None
-        if not isinstance(raw, dict) or not isinstance(raw.get("image"), str) or not isinstance(raw.get("dice"), list):
-            raise DicecamError(f"{where}: a read line needs \"image\" (a name) and \"dice\" (a list)")
-        dice = [_truth_die(d, where) for d in raw["dice"]]
-        single = bool(raw.get("single")) and len(dice) == 1 and dice[0].box is None
-        meta = {k: v for k, v in raw.items() if isinstance(v, (str, int, float))}
-        yield TruthImage(_resolve_image(folder, raw["image"]), dice, single, meta)
+        if line.strip():
+            yield f"{path}:{n}", line
+
+
+def truth_from_jsonl(path: Path) -> Truth:
+    for where, line in truth_lines(path):
+        yield truth_line(line, path.parent, where)
 
 
 def truth_from_yolo(folder: Path) -> Truth:

@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,9 @@ class DiceMemory:
         self.crops = np.zeros((0, crop_size, crop_size, 3), np.uint8)
         self.examples: list[Example] = []
         self._face = np.zeros(0, np.int64)
+        # The live pipeline votes on its own thread while the server teaches or forgets: features,
+        # crops and faces change together under this lock, so a vote never pairs mismatched rows.
+        self.lock = threading.RLock()
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -101,16 +105,26 @@ class DiceMemory:
         n = len(features)
         probs = np.zeros((n, len(FACE_CLASSES)), np.float32)
         trust = np.zeros(n, np.float32)
-        if not len(self) or not n:
-            return probs, trust
-        sims = _unit(features) @ self.features.T
-        k = min(K, sims.shape[1])
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        s = np.take_along_axis(sims, top, 1)
-        close = s >= CLOSE_SIM
-        w = np.where(close, (s - CLOSE_SIM) / (1 - CLOSE_SIM) + 0.05, 0.0).astype(np.float32)
-        faces = self._face[top]
-        np.add.at(probs, (np.repeat(np.arange(n), k), faces.ravel()), w.ravel())
+        with self.lock:
+            if not len(self) or not n:
+                return probs, trust
+            sims = _unit(features) @ self.features.T
+            known = self._face
+        # Only close examples vote, and a table's dice are few: pick them out with one comparison,
+        # then rank just those (argpartition over all 10,000 similarities cost more than the rest).
+        rows, cols = np.nonzero(sims >= CLOSE_SIM)
+        faces = np.full((n, K), -1, np.int64)
+        wk = np.zeros((n, K), np.float32)
+        for i in np.unique(rows):
+            c = cols[rows == i]
+            s = sims[i, c]
+            if len(c) > K:
+                keep = np.argpartition(-s, K - 1)[:K]
+                c, s = c[keep], s[keep]
+            faces[i, :len(c)] = known[c]
+            wk[i, :len(c)] = (s - CLOSE_SIM) / (1 - CLOSE_SIM) + 0.05
+        close = faces >= 0
+        np.add.at(probs, (np.repeat(np.arange(n), K)[close.ravel()], faces[close]), wk[close])
         total = probs.sum(1, keepdims=True)
         has = total[:, 0] > 0
         probs[has] /= total[has]
@@ -139,6 +153,10 @@ class DiceMemory:
             raise TeachError(f"the memory is full ({MAX_EXAMPLES} examples): forget a die first")
         f = _unit(feature.reshape(1, -1))
         face = FACE_INDEX[(t.value, value)]
+        with self.lock:
+            return self._add(crop, f, face, t.value, int(value), colour, die, source, force)
+
+    def _add(self, crop, f, face, kind, value, colour, die, source, force) -> Taught:
         if len(self):
             if self.features.shape[1] != f.shape[1]:
                 raise TeachError("this feature does not come from the reader the memory was taught with")
@@ -154,20 +172,21 @@ class DiceMemory:
         die = die.strip() or None if die else None
         self.features = f if not len(self) else np.concatenate([self.features, f])
         self.crops = np.concatenate([self.crops, crop[None].astype(np.uint8)])
-        self.examples.append(Example(t.value, int(value), colour, die, source, time.time()))
+        self.examples.append(Example(kind, value, colour, die, source, time.time()))
         self._face = np.append(self._face, face)
         return Taught(True)
 
     def forget(self, die: str | None = None) -> int:
         """Forget one die (by its listing name) or, with no name, everything; returns how many
         examples went."""
-        if die is None:
-            gone = len(self)
-            self._drop(np.ones(len(self), bool))
-            return gone
-        mask = np.array([die_key(e.kind, e.colour, e.die) == die for e in self.examples], bool)
-        self._drop(mask)
-        return int(mask.sum())
+        with self.lock:
+            if die is None:
+                gone = len(self)
+                self._drop(np.ones(len(self), bool))
+                return gone
+            mask = np.array([die_key(e.kind, e.colour, e.die) == die for e in self.examples], bool)
+            self._drop(mask)
+            return int(mask.sum())
 
     def _drop(self, mask: np.ndarray) -> None:
         keep = ~mask
@@ -254,14 +273,36 @@ class DiceMemory:
         return cls.from_bytes(path.read_bytes(), crop_size, model_id, embed, path)
 
     def merge(self, other: "DiceMemory") -> tuple[int, int]:
-        """Import another memory's examples (same reader); returns (learnt, flagged)."""
-        learnt = flagged = 0
-        for i, e in enumerate(other.examples):
-            r = self.teach(other.crops[i], other.features[i], e.kind, e.value, colour=e.colour, die=e.die,
-                           source=e.source)
-            learnt += r.learnt
-            flagged += not r.learnt
-        return learnt, flagged
+        """Import another memory's examples (same reader); returns (learnt, flagged). An example
+        contradicting this memory is flagged and left out; one already held (same face, same
+        feature) is skipped, so importing a file twice does not double it. All or nothing: a
+        memory that would overflow is refused before anything changes."""
+        if not len(other):
+            return 0, 0
+        with self.lock:
+            if len(self) + len(other) > MAX_EXAMPLES:
+                raise TeachError(f"the memory would hold over {MAX_EXAMPLES} examples: forget a die first")
+            if len(self) and self.features.shape[1] != other.features.shape[1]:
+                raise TeachError("the imported memory comes from another reader")
+            # One matrix product, one concatenation: a 10,000-example import stays quick.
+            take = np.ones(len(other), bool)
+            flagged = 0
+            if len(self):
+                sims = _unit(other.features) @ self.features.T
+                j = sims.argmax(1)
+                best = sims[np.arange(len(other)), j]
+                same = self._face[j] == other._face
+                clash = (best >= CONTRADICTION_SIM) & ~same
+                held = (best >= 0.999) & same
+                flagged = int(clash.sum())
+                take = ~clash & ~held
+            if take.any():
+                f = _unit(other.features[take])
+                self.features = f if not len(self) else np.concatenate([self.features, f])
+                self.crops = np.concatenate([self.crops, other.crops[take]])
+                self.examples += [e for e, t in zip(other.examples, take) if t]
+                self._face = np.concatenate([self._face, other._face[take]])
+            return int(take.sum()), flagged
 
 
 def model_fingerprint(path: Path) -> str:

@@ -100,6 +100,7 @@
       const amended = await D.api(`/api/rolls/${roll.id}/amend`, { method: "POST", json: { dice } });
       state.fixing = null;
       addRoll(amended, true);
+      document.dispatchEvent(new CustomEvent("dicecam:amended", { detail: amended }));  // teach.js says what it taught
       $("current").focus();
     } catch (err) {
       $("correct-msg").textContent = `Not saved: ${err.message}`;

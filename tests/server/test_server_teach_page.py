@@ -1,0 +1,140 @@
+"""The table page's "Your dice" section in real headless Chromium: teach a die face by face with the
+keyboard, see it known, forget it; a correction says what it taught; the accessibility scan is clean.
+Screenshots go to work/screens/ for a person to look at."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
+from dicecam.mechanics.dice import DieReading
+from dicecam.server.app import create_app
+from dicecam.server.store import RollStore
+from learning_reader import learning_reader
+from test_server_pages import serious_violations, shot
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+RED = DieReading(type="d4", value=2, box=(100, 100, 180, 180), colour="red")
+
+
+@pytest.fixture
+def live(tmp_path, browser):
+    s = make_settings(tmp_path)
+    store = RollStore(s.db_path)
+    pipeline = FakePipeline()
+    app = create_app(s, store, pipeline=pipeline, reader=learning_reader(), rules=FakeRules())
+    with LiveServer(app) as srv:
+        srv.store, srv.pipeline, srv.app = store, pipeline, app
+        yield srv
+    store.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1100})
+    pg = ctx.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("dialog", lambda d: d.accept())
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def _show_face(pipeline, face: int) -> None:
+    """Turn the die under the camera to another face: other markings inside its box."""
+    frame = pipeline.frame.copy()
+    frame[110:170, 110:170] = np.random.default_rng(face).integers(0, 255, (4, 4, 3), np.uint8).repeat(15, 0).repeat(15, 1)
+    pipeline.frame = frame
+
+
+def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page):
+    live.pipeline.dice = [RED]
+    page.goto(live.url + "/")
+    page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows none')")
+    page.focus("#teach-name")
+    page.keyboard.type("Lucky d4")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Home")  # the kind list starts at d4
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # Start teaching
+    page.wait_for_function("!document.getElementById('teach-steps').hidden")
+    assert page.evaluate("document.activeElement.id") == "teach-ask", "focus moves to the question"
+    assert page.locator("#teach-ask").inner_text().startswith("Show face 1 on top of Lucky d4")
+    for face in (1, 2, 3):
+        _show_face(live.pipeline, face)
+        page.click("#teach-learn")
+        page.wait_for_function(f"document.getElementById('teach-said').textContent.startsWith('Learnt face {face}')")
+    assert page.locator("#teach-faces li.learnt").count() == 3
+    assert page.locator("#teach-faces li[aria-current=step]").inner_text().endswith("4: now")
+    shot(page, "teach-flow.png", full_page=True)
+    # The same face shown again but called 4: flagged, said, not learnt.
+    page.click("#teach-learn")
+    page.wait_for_function("document.getElementById('teach-msg').textContent.includes('already taught as 3')")
+    # The player knows better (that earlier photo was the 4): replacing it leaves face 3 to teach again.
+    page.click("#teach-force")
+    page.wait_for_function("document.getElementById('teach-said').textContent.startsWith('Learnt face 4')")
+    assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1, 4: 1}
+    page.wait_for_function("document.getElementById('teach-ask').textContent.startsWith('Show face 3')")
+    _show_face(live.pipeline, 7)
+    page.click("#teach-learn")
+    page.wait_for_function("document.getElementById('teach-ask').textContent.includes('is known')")
+    assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1, 3: 1, 4: 1}
+    assert "known: all 4 faces learnt" in page.locator("#memory-dice li[data-die='Lucky d4']").inner_text()
+    bad = serious_violations(page)
+    assert not bad, bad
+    shot(page, "teach-known.png", full_page=True)
+    page.click("#teach-stop")
+    page.click("#memory-dice li[data-die='Lucky d4'] button")
+    page.wait_for_function("document.getElementById('teach-said').textContent.startsWith('Forgot Lucky d4')")
+    assert live.app.state.memory.memory.dice() == []
+
+
+def test_a_correction_on_the_page_says_what_it_taught(live, page):
+    page.goto(live.url + "/")
+    page.wait_for_function("window.__dicecamEvents > 0")
+    roll = live.pipeline.emit()  # red d6 read 5, white d6 read 2
+    page.wait_for_function(f"window.__dicecamCurrent === '{roll.id}'")
+    page.click("#correct-btn")
+    page.fill("#fix-value-0", "4")
+    page.click("#correct-form button[type=submit]")
+    page.wait_for_function("document.getElementById('taught-msg').textContent.length > 0")
+    assert page.locator("#taught-msg").inner_text() == ("Learnt from your correction: the red d6 as 4. "
+                                                        "1 other die confirmed as read.")
+    page.wait_for_function("document.querySelectorAll('#memory-dice li').length === 2")
+    shot(page, "teach-after-correction.png", full_page=True)
+
+
+def test_a_server_that_cannot_learn_says_why_and_hides_the_teaching(tmp_path, browser):
+    s = make_settings(tmp_path)
+    store = RollStore(s.db_path)
+    app = create_app(s, store, pipeline=FakePipeline(), reader=FakeReader(), rules=FakeRules())
+    with LiveServer(app) as srv:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        page.goto(srv.url + "/")
+        page.wait_for_function("document.getElementById('memory-status').textContent.includes('cannot learn')")
+        assert page.locator("#teach-controls").is_hidden()
+        ctx.close()
+    store.close()
+
+
+def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1100}, color_scheme="dark")
+    page = ctx.new_page()
+    live.pipeline.dice = [RED]
+    page.goto(live.url + "/")
+    page.wait_for_function("!document.getElementById('teach-controls').hidden")
+    page.fill("#teach-name", "Night d6")
+    page.click("#teach-start button[type=submit]")
+    _show_face(live.pipeline, 1)
+    page.click("#teach-learn")
+    page.wait_for_function("document.getElementById('teach-said').textContent.startsWith('Learnt face 1')")
+    page.click("#teach-learn")  # the same face again as 2: the refusal is shown too
+    page.wait_for_function("document.getElementById('teach-msg').textContent.includes('already taught')")
+    assert page.locator("#teach-force").inner_text() == "Replace it: this is face 2"
+    bad = serious_violations(page)
+    assert not bad, bad
+    page.locator("#teach").screenshot(path=str(__import__("conftest").SCREENS / "teach-dark.png"))
+    ctx.close()
