@@ -20,10 +20,10 @@ _STAGE = {}
 
 
 def stage(device: str = "cpu", samples: int = DEFAULT_SAMPLES):
-    """The process's bpy scene, built on first use."""
+    """The process's bpy scene, built on first use (per device); samples apply from now on."""
     from dicecam.mechanics.errors import DicecamError
 
-    key = (device, samples)
+    key = device
     if key not in _STAGE:
         if not bpy_available():
             raise DicecamError(INSTALL_HINT)
@@ -31,18 +31,20 @@ def stage(device: str = "cpu", samples: int = DEFAULT_SAMPLES):
 
         _STAGE.clear()
         _STAGE[key] = Stage(device=device, samples=samples)
+    _STAGE[key].scene.cycles.samples = samples
     return _STAGE[key]
 
 
 def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 640, height: int = 480,
                  n_dice: int | None = None, device: str = "cpu", samples: int = DEFAULT_SAMPLES,
-                 effects_strength: float = 0.6, off_vertical: float | None = None) -> tuple[np.ndarray, ImageRead]:
+                 effects_strength: float = 0.6, off_vertical: float | None = None,
+                 closeup: bool | None = None) -> tuple[np.ndarray, ImageRead]:
     """BGR uint8 image and its truth (values from the poses, boxes from the bevelled meshes)."""
     check_size(width, height)
     ks = parse_kinds(kinds)
     st = stage(device, samples)
     rng = np.random.default_rng(seed)
-    scene = sample_scene(rng, ks, width, height, system_fonts(), n_dice, off_vertical)
+    scene = sample_scene(rng, ks, width, height, system_fonts(), n_dice, off_vertical, closeup)
     img = st.render(scene, seed)
     if effects_strength > 0:
         # Webcam noise, colour and blur; no lens distortion (the boxes are projected, not traced).

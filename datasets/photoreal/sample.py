@@ -159,8 +159,10 @@ def _n_weights() -> np.ndarray:
 
 def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, height: int,
                  fonts: tuple[str, ...] = (), n_dice: int | None = None,
-                 off_vertical: float | None = None) -> Scene:
-    closeup = rng.random() < 0.2
+                 off_vertical: float | None = None, closeup: bool | None = None) -> Scene:
+    """closeup: one to three dice, each about a third of the frame high (None: one scene in five)."""
+    draw = rng.random() < 0.2
+    closeup = draw if closeup is None else closeup
     if n_dice is not None:
         n = int(n_dice)
     else:
@@ -204,6 +206,11 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
                 v = rng.uniform(lo, height - lo)
                 xy = cam.unproject_to_table(u, v)[:2]
                 pts = _placed(kind, style, R_try, scale)
+            uv, _ = cam.project(pts + np.r_[xy, scale])
+            span = float((uv.max(0) - uv.min(0)).max())
+            # Perspective shrinks far dice: keep every die inside the sizes people film.
+            if not 0.8 * PX_RANGE[0] <= span <= (2 if closeup else 1.2) * PX_RANGE[1]:
+                continue
             if all(_apart(o, pts, xy) for o in dice if o is not lean):
                 break
         else:

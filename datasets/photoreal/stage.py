@@ -132,7 +132,7 @@ class Stage:
         bpy = self.bpy
         w = bpy.data.worlds.new("world")
         self.scene.world = w
-        w.use_nodes = True
+        _nodes_on(w)
         nt = w.node_tree
         nt.nodes.clear()
         tc = nt.nodes.new("ShaderNodeTexCoord")
@@ -162,7 +162,7 @@ class Stage:
         self.table = bpy.data.objects.new("table", me)
         self.scene.collection.objects.link(self.table)
         mat = bpy.data.materials.new("table")
-        mat.use_nodes = True
+        _nodes_on(mat)
         nt = mat.node_tree
         bsdf = nt.nodes["Principled BSDF"]
         geo = nt.nodes.new("ShaderNodeNewGeometry")
@@ -204,7 +204,7 @@ class Stage:
         """Plastic, resin or metal body (swirls, speckles, pearl) with paint-filled engraving."""
         bpy = self.bpy
         mat = bpy.data.materials.new(f"die{i}")
-        mat.use_nodes = True
+        _nodes_on(mat)
         nt = mat.node_tree
         N, L = nt.nodes, nt.links
         body = N["Principled BSDF"]
@@ -320,7 +320,7 @@ class Stage:
         ob = bpy.data.objects.new(name, data)
         self.scene.collection.objects.link(ob)
         mat = bpy.data.materials.new(name)
-        mat.use_nodes = True
+        _nodes_on(mat)
         b = mat.node_tree.nodes["Principled BSDF"]
         b.inputs["Base Color"].default_value = (*colour, 1)
         b.inputs["Roughness"].default_value = rough
@@ -599,6 +599,36 @@ class Stage:
         if img is None:
             raise RuntimeError("Cycles wrote no image")
         return img
+
+
+    def die_mask(self, s: Scene) -> np.ndarray:
+        """Coverage (uint8, 0-255) of the dice alone, as the camera sees them: for checking boxes."""
+        self.dress(s)
+        hidden = [self.table, self.lamp, *self.walls, *(ob for pool in self.pools.values() for ob in pool)]
+        was = [ob.hide_render for ob in hidden]
+        r, cy = self.scene.render, self.scene.cycles
+        keep = (r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising)
+        try:
+            for ob in hidden:
+                ob.hide_render = True
+            r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = True, "RGBA", 4, False
+            path = self._tmp / "mask.png"
+            r.filepath = str(path)
+            with _quiet():
+                self.bpy.ops.render.render(write_still=True)
+            return cv2.imread(str(path), cv2.IMREAD_UNCHANGED)[..., 3]
+        finally:
+            for ob, h in zip(hidden, was):
+                ob.hide_render = h
+            r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = keep
+
+
+def _nodes_on(idblock) -> None:
+    # Blender 5 always uses nodes and warns that the switch will go; 4.x needs it turned on.
+    import bpy
+
+    if bpy.app.version < (5, 0, 0):
+        idblock.use_nodes = True
 
 
 def _matrix(M: np.ndarray):
