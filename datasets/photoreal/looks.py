@@ -107,6 +107,8 @@ def sample_look(rng: np.random.Generator, fonts: tuple[str, ...], colours: tuple
         body2 = _jitter(np.asarray(body) * 0.5 + 0.35, rng, 0.05)
         roughness = float(rng.uniform(0.2, 0.35))
     elif material == "gem":
+        # Resin passes most light: a gem's colour is a tint, lighter than an opaque die's.
+        body = tuple(float(c) ** 0.45 for c in body)
         if rng.random() < 0.25:
             name, body = "clear", _jitter((0.9, 0.92, 0.95), rng, 0.03)
         body2 = body3 = body

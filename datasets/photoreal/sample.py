@@ -202,6 +202,8 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
             else:
                 edge = rng.random() < 0.12  # a die cut by the image edge
                 lo = -0.3 * px_die if edge else 0.6 * px_die
+                if closeup and not edge:
+                    lo = min(width, height) * 0.3
                 u = rng.uniform(lo, width - lo)
                 v = rng.uniform(lo, height - lo)
                 xy = cam.unproject_to_table(u, v)[:2]
@@ -246,9 +248,9 @@ def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
         a = rng.uniform(0, 2 * np.pi)
         z = rng.uniform(300, 1200)
         scene.lamp = (float(t[0] + r * np.cos(a)), float(t[1] + r * np.sin(a)), float(z),
-                      float(rng.uniform(60, 600)), float(rng.uniform(0.5, 2.0) * (z / 500) ** 2))
+                      float(rng.uniform(150, 900)), float(rng.uniform(0.5, 2.0) * (z / 500) ** 2))
         scene.lamp_warmth = float(rng.uniform(-1, 1))
-    scene.exposure = float(rng.normal(0, 0.25))
+    scene.exposure = float(rng.normal(0, 0.35))
     if rng.random() < 0.65:
         scene.props = sample_props(rng, scene, px_die)
 

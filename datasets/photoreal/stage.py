@@ -94,9 +94,11 @@ class Stage:
         sc.render.use_persistent_data = True
         sc.render.threads_mode = "FIXED"
         sc.render.threads = max(1, os.cpu_count() or 1)
-        sc.render.image_settings.file_format = "PNG"
+        # Linear frames: tone.expose meters and tone-maps them like a phone camera.
+        sc.render.image_settings.file_format = "OPEN_EXR"
         sc.render.image_settings.color_mode = "RGB"
-        sc.view_settings.view_transform = "AgX"
+        sc.render.image_settings.color_depth = "16"
+        sc.view_settings.view_transform = "Standard"
         self._tmp = Path(tempfile.mkdtemp(prefix="dicecam-photoreal-"))
         self._world()
         self._camera()
@@ -391,7 +393,6 @@ class Stage:
         sc = self.scene
         sc.render.resolution_x, sc.render.resolution_y = s.width, s.height
         sc.render.resolution_percentage = 100
-        sc.view_settings.exposure = s.exposure
         cam = s.camera
         M = np.linalg.inv(cam.view)
         M[:3, 3] *= MM
@@ -587,18 +588,28 @@ class Stage:
                 ob.hide_render = True
 
     # ------------------------------------------------------------ render
-    def render(self, s: Scene, seed: int = 0) -> np.ndarray:
-        """BGR uint8 image of the scene."""
+    def render_linear(self, s: Scene, seed: int = 0) -> np.ndarray:
+        """Linear RGB float32 (H, W, 3) of the scene, as Cycles traced it."""
         self.dress(s)
         self.scene.cycles.seed = seed % (2**31)
-        path = self._tmp / "frame.png"
+        path = self._tmp / "frame.exr"
         self.scene.render.filepath = str(path)
         with _quiet():
             self.bpy.ops.render.render(write_still=True)
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if img is None:
-            raise RuntimeError("Cycles wrote no image")
-        return img
+        img = self.bpy.data.images.load(str(path))
+        try:
+            w, h = img.size
+            px = np.empty(w * h * img.channels, np.float32)
+            img.pixels.foreach_get(px)
+        finally:
+            self.bpy.data.images.remove(img)
+        return np.flipud(px.reshape(h, w, -1)[..., :3])
+
+    def render(self, s: Scene, seed: int = 0) -> np.ndarray:
+        """BGR uint8 image of the scene, exposed like a photo."""
+        from .tone import expose
+
+        return np.ascontiguousarray(expose(self.render_linear(s, seed), s.exposure)[..., ::-1])
 
 
     def die_mask(self, s: Scene) -> np.ndarray:
@@ -612,6 +623,7 @@ class Stage:
             for ob in hidden:
                 ob.hide_render = True
             r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = True, "RGBA", 4, False
+            r.image_settings.file_format, r.image_settings.color_depth = "PNG", "8"
             path = self._tmp / "mask.png"
             r.filepath = str(path)
             with _quiet():
@@ -621,6 +633,7 @@ class Stage:
             for ob, h in zip(hidden, was):
                 ob.hide_render = h
             r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = keep
+            r.image_settings.file_format, r.image_settings.color_depth = "OPEN_EXR", "16"
 
 
 def _nodes_on(idblock) -> None:
