@@ -49,7 +49,7 @@ def _synth(args) -> int:
     s = generate(args.out, args.count, args.seed, args.kinds, args.fmt, clip=args.clip, progress=not args.quiet,
                  width=args.width, height=args.height, workers=args.workers, renderer=args.renderer,
                  device=args.device)
-    print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.1f} images/s)")
+    print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.2f} images/s)")
     return 0
 
 
