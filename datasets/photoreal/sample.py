@@ -303,6 +303,8 @@ def sample_props(rng: np.random.Generator, scene: Scene, px_die: float) -> list[
         prop = Prop(name, np.asarray(pos, float), yaw, size, colour, path)
         if not _clear_of_dice(prop, scene.dice):
             continue
+        if name in ("mini", "laptop") and _hides_a_die(prop, scene):
+            continue
         out.append(prop)
     return out
 
@@ -336,6 +338,22 @@ def _clear_of_dice(p: Prop, dice: list[Die]) -> bool:
     pts = prop_footprint(p)
     pad = max(p.size[0], p.size[1]) / 3 if p.path is None else p.size[0]
     return all(np.linalg.norm(pts - d.pos[:2], axis=1).min() > d.scale + pad + 2 for d in dice)
+
+
+def _hides_a_die(p: Prop, scene: Scene) -> bool:
+    """A tall prop whose picture overlaps a die's: it may stand between the lens and the die."""
+    c, s_ = np.cos(p.yaw), np.sin(p.yaw)
+    corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (0, 2)], float) * p.size
+    world = np.c_[corners[:, :2] @ np.array([[c, s_], [-s_, c]]), corners[:, 2]] + np.r_[p.pos[:2], 0.0]
+    uv, w = scene.camera.project(world)
+    if np.any(w <= 0):
+        return True
+    lo, hi = uv.min(0), uv.max(0)
+    for d in scene.dice:
+        box = die_box(scene, d, geometry.build(d.kind, d.style).vertices)
+        if box is not None and lo[0] < box[2] and box[0] < hi[0] and lo[1] < box[3] and box[1] < hi[1]:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- truth

@@ -23,7 +23,7 @@ from .looks import PAINTS
 from .sample import Die, Prop, Scene
 
 MM = 0.001
-BEVEL = {"d4": 0.07, "d6": 0.13, "d8": 0.06, "d10": 0.05, "d00": 0.05, "d12": 0.05, "d20": 0.05}
+BEVEL = {"d4": 0.07, "d6": 0.16, "d8": 0.06, "d10": 0.05, "d00": 0.05, "d12": 0.05, "d20": 0.05}
 MAX_DICE = 16
 MAX_IMAGES = 40  # ink atlases kept as bpy images
 

@@ -199,3 +199,31 @@ def test_tiny_run_writes_files_that_parse(tmp_path):
     generate(tmp_path / "y", 1, 7, ["d8"], "yolo", progress=False, width=96, height=72, renderer="photoreal")
     labels = list((tmp_path / "y" / "labels").rglob("*.txt"))
     assert len(labels) == 1 and len(labels[0].read_text().splitlines()) == len(read.dice)
+
+
+def test_sheet_crops_show_every_die_at_the_same_size():
+    from dicecam.datasets.photoreal.sheets import DIE_FRACTION, TILE, crop_die
+
+    for side, (x, y) in ((40, (100, 80)), (300, (350, 260))):
+        img = np.zeros((600, 800, 3), np.uint8)
+        img[y : y + side, x : x + side] = 255
+        tile = crop_die(img, (x, y, x + side, y + side))
+        cols = np.nonzero(tile[:, :, 0].max(0) > 127)[0]
+        assert tile.shape == (TILE, TILE, 3)
+        assert len(cols) == pytest.approx(TILE * DIE_FRACTION, abs=3)
+        assert cols.mean() == pytest.approx(TILE / 2, abs=2)
+
+
+def test_clutter_keeps_off_the_dice_and_never_hides_one():
+    seen = set()
+    for s in scenes(60):
+        boxes = [r.box for r in ps.truth(s, "t").dice]
+        for p in s.props:
+            seen.add(p.name)
+            pts = ps.prop_footprint(p)
+            for d in s.dice:
+                assert np.linalg.norm(pts - d.pos[:2], axis=1).min() > d.scale
+            if p.name in ("mini", "laptop"):
+                assert not ps._hides_a_die(p, s)
+        assert len(boxes) <= len(s.dice)
+    assert {"cable", "laptop", "pen", "coin", "mini", "card", "token"} <= seen
