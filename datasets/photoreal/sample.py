@@ -109,6 +109,7 @@ class Scene:
     lamp: tuple[float, float, float, float, float] | None = None  # x, y, z, size, power (W)
     lamp_warmth: float = 0.0  # -1 cool .. 1 warm
     exposure: float = 0.0
+    fstop: float | None = None  # depth of field focused on the target (close-ups), None: all sharp
 
 
 def make_camera(rng: np.random.Generator, width: int, height: int, px_per_mm: float,
@@ -228,7 +229,7 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
 
 
 def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
-    from ..scene import _tray
+    from ..scene import _lean_on_wall, _tray
     from ..surfaces import PER_KIND, SURFACES
 
     scene.surface = int(rng.integers(N_SURFACES))
@@ -239,6 +240,8 @@ def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
         scene.surface = SURFACES.index("tray") * PER_KIND + int(rng.integers(PER_KIND))
         scene.walls, colour = _tray(rng, scene.dice)
         scene.wall_colour = tuple(float(c) for c in np.asarray(colour) ** 2.2)
+        if rng.random() < 0.35:  # a die leaning on the tray's wall: cocked, labelled from its pose
+            _lean_on_wall(rng, scene.dice, scene.walls)
     scene.hdri = str(rng.choice(HDRIS, p=HDRI_P))
     scene.hdri_yaw = float(rng.uniform(0, 2 * np.pi))
     scene.hdri_strength = float(rng.uniform(0.5, 1.3))
@@ -251,6 +254,8 @@ def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
                       float(rng.uniform(150, 900)), float(rng.uniform(0.5, 2.0) * (z / 500) ** 2))
         scene.lamp_warmth = float(rng.uniform(-1, 1))
     scene.exposure = float(rng.normal(0, 0.35))
+    if px_die > 0.25 * min(scene.width, scene.height) and rng.random() < 0.5:
+        scene.fstop = float(rng.uniform(4, 16))  # a phone's close-up: the table behind goes soft
     if rng.random() < 0.65:
         scene.props = sample_props(rng, scene, px_die)
 

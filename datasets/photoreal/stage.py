@@ -398,6 +398,10 @@ class Stage:
         M[:3, 3] *= MM
         self.cam.matrix_world = _matrix(M)
         self.cam.data.angle = cam.fovy
+        self.cam.data.dof.use_dof = s.fstop is not None
+        if s.fstop is not None:
+            self.cam.data.dof.focus_distance = float(np.linalg.norm(cam.eye - cam.target)) * MM
+            self.cam.data.dof.aperture_fstop = s.fstop
         dist = float(np.linalg.norm(cam.eye - cam.target)) * MM
         self.cam.data.clip_start = dist * 0.02
         self.cam.data.clip_end = dist * 40
