@@ -383,9 +383,13 @@ class Stage:
         img.pack()
         self.images[key] = img
         if len(self.images) > MAX_IMAGES:
+            # The oldest atlas is not on any die of this frame (those were just touched): drop
+            # the stale references the pooled materials keep, then the image itself.
             _, old = self.images.popitem(last=False)
-            if old.users == 0:
-                self.bpy.data.images.remove(old)
+            for mat in self.die_mats:
+                if mat.node_tree.nodes["ink"].image == old:
+                    mat.node_tree.nodes["ink"].image = None
+            self.bpy.data.images.remove(old)
         return img
 
     # ------------------------------------------------------------ dressing
