@@ -28,6 +28,8 @@ def expose(rgb: np.ndarray, stops: float = 0.0) -> np.ndarray:
     `stops` of exposure compensation (the photographer's, or the meter's error)."""
     lum = rgb @ np.array([0.2126, 0.7152, 0.0722], np.float32)
     small = lum[::4, ::4]
-    logavg = float(np.exp(np.mean(np.log(small + 1e-4))))
-    gain = KEY / max(logavg, 1e-4) * 2.0**stops
+    # The guard against log(0) scales with the frame, so metering does not depend on the light level.
+    eps = 1e-4 * float(small.mean()) + 1e-12
+    logavg = float(np.exp(np.mean(np.log(small + eps))))
+    gain = KEY / max(logavg, 1e-12) * 2.0**stops
     return to_srgb8(aces(rgb * gain))

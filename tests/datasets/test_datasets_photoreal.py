@@ -227,3 +227,16 @@ def test_clutter_keeps_off_the_dice_and_never_hides_one():
                 assert not ps._hides_a_die(p, s)
         assert len(boxes) <= len(s.dice)
     assert {"cable", "laptop", "pen", "coin", "mini", "card", "token"} <= seen
+
+
+def test_exposure_meters_the_scene_like_a_camera():
+    from dicecam.datasets.photoreal.tone import expose
+
+    rng = np.random.default_rng(0)
+    scene = rng.uniform(0.02, 0.6, (48, 64, 3)).astype(np.float32)
+    scene[10:20, 10:20] = 40.0  # a specular highlight
+    dim, bright = expose(scene * 0.01), expose(scene * 100)
+    assert np.abs(dim.astype(int) - bright.astype(int)).max() <= 2  # same photo whatever the light level
+    assert 60 < np.median(dim) < 190
+    assert dim[12, 12].min() > 240 and dim.dtype == np.uint8
+    assert np.median(expose(scene, stops=1.0)) > np.median(expose(scene))
