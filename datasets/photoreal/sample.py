@@ -238,7 +238,10 @@ def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
     scene.surface_tint = tuple(float(x) for x in np.clip(np.exp(rng.normal(0, 0.08, 3)), 0.5, 1.5))
     if scene.dice and rng.random() < 0.15:
         scene.surface = SURFACES.index("tray") * PER_KIND + int(rng.integers(PER_KIND))
-        scene.walls, colour = _tray(rng, scene.dice)
+        walls, colour = _tray(rng, scene.dice)
+        # A low rim: tall walls would stand between an oblique camera and the dice behind them.
+        rim = float(rng.uniform(3, 6))
+        scene.walls = [((c[0], c[1], rim), (h[0], h[1], rim)) for c, h in walls]
         scene.wall_colour = tuple(float(c) for c in np.asarray(colour) ** 2.2)
         if rng.random() < 0.35:  # a die leaning on the tray's wall: cocked, labelled from its pose
             _lean_on_wall(rng, scene.dice, scene.walls)

@@ -36,7 +36,8 @@ def crop_die(img: np.ndarray, box, tile: int = TILE, fraction: float = DIE_FRACT
         k = max(1, int(round(1 / s)))
         img = cv2.resize(img, (max(1, img.shape[1] // k), max(1, img.shape[0] // k)), interpolation=cv2.INTER_AREA)
         M[:, :2] *= k
-    return cv2.warpAffine(img, M, (tile, tile), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(img, M, (tile, tile), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=(40, 40, 40))
 
 
 def _label(tile: np.ndarray, text: str, colour=(255, 255, 255)) -> np.ndarray:
