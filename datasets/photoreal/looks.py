@@ -126,10 +126,14 @@ def sample_look(rng: np.random.Generator, fonts: tuple[str, ...], colours: tuple
         paint = str(rng.choice(["black", "black", "black", "blue", "red", "gold", "silver"]))
     else:
         paint = str(rng.choice(["white", "white", "white", "gold", "silver", "yellow", "red"]))
+    # Dice are printed to be read: a paint too close to the body in lightness (silver on white,
+    # yellow on orange) is replaced by black or white, whichever stands out.
+    if material != "metal" and abs(np.log((luminance(PAINTS[paint][0]) + 0.02) / (lum + 0.02))) < 1.3:
+        paint = "black" if lum > 0.12 else "white"
     paint_rgb = _jitter(PAINTS[paint][0], rng, 0.05)
     return Look(
         colour=name, material=material, body=body, body2=body2, body3=body3,
-        swirl_scale=float(rng.uniform(0.6, 2.2)), swirl_sharp=float(rng.uniform(0.0, 1.0)),
+        swirl_scale=float(rng.uniform(1.2, 3.5)), swirl_sharp=float(rng.uniform(0.0, 1.0)),
         seed=float(rng.uniform(0, 100)), roughness=roughness, coat=coat, paint=paint, paint_rgb=paint_rgb,
         font=pick_font(rng, fonts), weight=float(rng.choice([0.0, 0.0, 0.03, 0.06])),
         size=float(rng.uniform(0.8, 1.12)), mark=str(rng.choice(["bar", "bar", "dot"])),

@@ -109,7 +109,7 @@ class Scene:
     lamp: tuple[float, float, float, float, float] | None = None  # x, y, z, size, power (W)
     lamp_warmth: float = 0.0  # -1 cool .. 1 warm
     exposure: float = 0.0
-    fstop: float | None = None  # depth of field focused on the target (close-ups), None: all sharp
+    fstop: float | None = None  # depth of field focused on the first die (close-ups), None: all sharp
 
 
 def make_camera(rng: np.random.Generator, width: int, height: int, px_per_mm: float,

@@ -404,7 +404,8 @@ class Stage:
         self.cam.data.angle = cam.fovy
         self.cam.data.dof.use_dof = s.fstop is not None
         if s.fstop is not None:
-            self.cam.data.dof.focus_distance = float(np.linalg.norm(cam.eye - cam.target)) * MM
+            focus = s.dice[0].pos if s.dice else cam.target  # the photographer focuses on a die
+            self.cam.data.dof.focus_distance = float(np.linalg.norm(cam.eye - focus)) * MM
             self.cam.data.dof.aperture_fstop = s.fstop
         dist = float(np.linalg.norm(cam.eye - cam.target)) * MM
         self.cam.data.clip_start = dist * 0.02

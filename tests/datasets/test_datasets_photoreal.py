@@ -240,3 +240,13 @@ def test_exposure_meters_the_scene_like_a_camera():
     assert 60 < np.median(dim) < 190
     assert dim[12, 12].min() > 240 and dim.dtype == np.uint8
     assert np.median(expose(scene, stops=1.0)) > np.median(expose(scene))
+
+
+def test_numerals_stand_out_from_the_body():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        lk = looks.sample_look(rng, ())
+        if lk.material == "metal":
+            continue
+        ratio = (looks.luminance(looks.PAINTS[lk.paint][0]) + 0.02) / (looks.luminance(lk.body) + 0.02)
+        assert abs(np.log(ratio)) >= 1.3, (lk.colour, lk.paint)
