@@ -122,6 +122,9 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
             raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
         if not bpy_available():
             raise DicecamError(INSTALL_HINT)
+        from .photoreal.run import stage
+
+        stage(device)  # builds the scene now: a --device gpu without a GPU fails before any file is written
     elif device != "cpu":
         raise DicecamError("--device gpu needs --renderer photoreal")
     out = Path(out)

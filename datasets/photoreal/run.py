@@ -30,7 +30,7 @@ def stage(device: str = "cpu", samples: int = DEFAULT_SAMPLES):
         from .stage import Stage
 
         _STAGE.clear()
-        _STAGE[key] = Stage(device=device, samples=samples)
+        _STAGE[key] = Stage(device=device, samples=samples)  # DicecamError when --device gpu finds none
     _STAGE[key].scene.cycles.samples = samples
     return _STAGE[key]
 

@@ -128,7 +128,9 @@ class Stage:
                     d.use = d.type == kind
                 self.scene.cycles.device = "GPU"
                 return
-        raise RuntimeError("--device gpu: Cycles found no CUDA/OptiX/HIP/oneAPI/Metal device")
+        from dicecam.mechanics.errors import DicecamError
+
+        raise DicecamError("--device gpu: Cycles found no CUDA/OptiX/HIP/oneAPI/Metal device here; use --device cpu")
 
     def _world(self) -> None:
         bpy = self.bpy

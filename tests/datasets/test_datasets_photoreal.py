@@ -250,3 +250,15 @@ def test_numerals_stand_out_from_the_body():
             continue
         ratio = (looks.luminance(looks.PAINTS[lk.paint][0]) + 0.02) / (looks.luminance(lk.body) + 0.02)
         assert abs(np.log(ratio)) >= 1.3, (lk.colour, lk.paint)
+
+
+@needs_bpy
+def test_gpu_request_without_a_gpu_is_one_line(tmp_path, capsys):
+    from dicecam.server.cli import main
+
+    rc = main(["synth", "--renderer", "photoreal", "--device", "gpu", "--out", str(tmp_path / "g"),
+               "--count", "1", "--width", "64", "--height", "48", "--quiet"])
+    err = capsys.readouterr().err.strip()
+    if rc != 0:  # on a machine with a CUDA/OptiX device the render simply runs
+        assert rc == 2 and len(err.splitlines()) == 1 and "--device cpu" in err
+        assert not (tmp_path / "g").exists()
