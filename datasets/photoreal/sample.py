@@ -258,7 +258,7 @@ def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
         scene.lamp_warmth = float(rng.uniform(-1, 1))
     scene.exposure = float(rng.normal(0, 0.35))
     if px_die > 0.25 * min(scene.width, scene.height) and rng.random() < 0.5:
-        scene.fstop = float(rng.uniform(4, 16))  # a phone's close-up: the table behind goes soft
+        scene.fstop = float(rng.uniform(8, 22))  # a phone's close-up (full-frame equivalent): the table behind goes soft
     if rng.random() < 0.65:
         scene.props = sample_props(rng, scene, px_die)
 
