@@ -20,6 +20,9 @@ def register(subparsers) -> None:
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
     p.add_argument("--workers", type=int, default=1, help="parallel render processes")
+    p.add_argument("--renderer", default="gl", choices=("gl", "photoreal"),
+                   help="gl: the fast OpenGL renderer; photoreal: Blender Cycles (pip install 'dicecam[photoreal]')")
+    p.add_argument("--device", default="cpu", choices=("cpu", "gpu"), help="photoreal: render on the CPU or a CUDA/OptiX GPU")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_synth)
 
@@ -46,8 +49,9 @@ def _synth(args) -> int:
     if not 1 <= args.workers <= 16:
         raise LimitError(f"--workers must be 1-16, got {args.workers}")
     s = generate(args.out, args.count, args.seed, args.kinds, args.fmt, clip=args.clip, progress=not args.quiet,
-                 width=args.width, height=args.height, workers=args.workers)
-    print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.1f} images/s)")
+                 width=args.width, height=args.height, workers=args.workers, renderer=args.renderer,
+                 device=args.device)
+    print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.2f} images/s)")
     return 0
 
 

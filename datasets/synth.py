@@ -65,6 +65,21 @@ def _render_for_writer(args):
     return buf.tobytes(), read
 
 
+RENDERERS = ("gl", "photoreal")
+
+
+def _photoreal_for_writer(args):
+    """As `_render_for_writer`, from the photoreal (Cycles) renderer in this process."""
+    seed, i, kinds, width, height, fmt, device = args
+    from .photoreal.run import render_image
+
+    img, read = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height, device=device)
+    if fmt == "crops":
+        return img, read
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    return buf.tobytes(), read
+
+
 def _worker_init(lp_threads: str) -> None:
     """Runs in each spawned worker before its GL context exists."""
     import os
@@ -76,8 +91,12 @@ def _worker_init(lp_threads: str) -> None:
 
 
 def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt: str, clip: bool = False,
-             progress: bool = True, *, width: int = 640, height: int = 480, workers: int = 1) -> Summary:
-    """Render `count` images (or clips) from `seed` into `out` in format `fmt`."""
+             progress: bool = True, *, width: int = 640, height: int = 480, workers: int = 1,
+             renderer: str = "gl", device: str = "cpu") -> Summary:
+    """Render `count` images (or clips) from `seed` into `out` in format `fmt`.
+
+    renderer "photoreal": Blender Cycles (datasets/photoreal), on the CPU or with device "gpu"
+    on CUDA/OptiX; one process, whose render threads already use every core."""
     import time
 
     from tqdm import tqdm
@@ -90,6 +109,24 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
         raise LimitError(f"count must be 1-{MAX_COUNT}, got {count}")
     check_size(width, height)
     ks = parse_kinds(kinds)
+    if renderer not in RENDERERS:
+        raise DicecamError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})")
+    if device not in ("cpu", "gpu"):
+        raise DicecamError(f"unknown device {device!r} (known: cpu, gpu)")
+    if renderer == "photoreal":
+        from .photoreal import INSTALL_HINT, bpy_available
+
+        if clip:
+            raise DicecamError("--clip is not available with the photoreal renderer")
+        if workers > 1:
+            raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
+        if not bpy_available():
+            raise DicecamError(INSTALL_HINT)
+        from .photoreal.run import stage
+
+        stage(device)  # builds the scene now: a --device gpu without a GPU fails before any file is written
+    elif device != "cpu":
+        raise DicecamError("--device gpu needs --renderer photoreal")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise DicecamError(f"{out} exists and is not a folder")
@@ -109,6 +146,11 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
             with open(out / "clips.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(meta, separators=(",", ":")) + "\n")
             clips += 1
+    elif renderer == "photoreal":
+        for i in tqdm(range(count), disable=not progress, desc="photoreal", unit="img"):
+            img, read = _photoreal_for_writer((seed, i, ks, width, height, fmt, device))
+            name = f"p{seed}_{i:06d}"
+            writer.add(name, img, read.model_copy(update={"image": name}))
     else:
         jobs = [(seed, i, ks, width, height, fmt) for i in range(count)]
         if workers > 1:
@@ -129,5 +171,5 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     dt = time.perf_counter() - t0
     summary = Summary(str(out.resolve()), fmt, writer.count, writer.dice, round(dt, 3), round(writer.count / max(dt, 1e-9), 2), clips)
     (out / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(CLASSES), "seed": seed,
-                                                  "kinds": list(ks)}, indent=1) + "\n")
+                                                  "kinds": list(ks), "renderer": renderer}, indent=1) + "\n")
     return summary

@@ -1,0 +1,52 @@
+"""System fonts that draw dice numerals, with the bundled fonts as the fallback."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..render import FONT_DIR
+
+FONT_ROOTS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
+# Scripts and symbol sets whose digits are not Latin or not there at all.
+SKIP = ("emoji", "symbol", "dingbat", "d050000l", "math", "cjk", "arabic", "hebrew", "devanagari", "thai",
+        "music", "braille", "sign", "mono", "code", "z003")
+
+
+def _digits_ok(path: Path) -> bool:
+    """The font draws ten distinct, non-empty digits (not ten copies of a missing-glyph box)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.truetype(str(path), 40)
+    except Exception:  # noqa: BLE001 - unreadable or unsupported font files are skipped
+        return False
+    seen = set()
+    for ch in "0123456789":
+        img = Image.new("L", (60, 60), 0)
+        ImageDraw.Draw(img).text((10, 5), ch, font=font, fill=255)
+        a = np.asarray(img)
+        if a.max() == 0:
+            return False
+        seen.add(a.tobytes())
+    return len(seen) == 10
+
+
+@lru_cache(maxsize=None)
+def system_fonts(roots: tuple[Path, ...] = FONT_ROOTS, limit: int = 1000) -> tuple[str, ...]:
+    """Paths of usable TTF/OTF fonts (sorted, so every process agrees), bundled fonts first."""
+    out = [str(p) for p in sorted(FONT_DIR.glob("*.ttf"))]
+    found = []
+    for root in roots:
+        if root.is_dir():
+            found += [p for p in root.rglob("*") if p.suffix.lower() in (".ttf", ".otf")]
+    for p in sorted(set(found)):
+        name = p.name.lower()
+        if any(s in name for s in SKIP) or not _digits_ok(p):
+            continue
+        out.append(str(p))
+        if len(out) >= limit:
+            break
+    return tuple(out)
