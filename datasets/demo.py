@@ -26,7 +26,8 @@ from .scene import DIE_RADIUS, place_die, render_scene, sample_look, sample_scen
 
 # (kind, colour) of each roll: contingency-action (3d8 + 2d6), a contingency pool
 # (d6, d8, d10), a red + white d6 pair (futile-kingdoms), a percentile pair (d00 + d10: percentile,
-# chance), three d10 (house-games, emergence, contingency) and another contingency pool.
+# chance), three d10 (house-games, emergence, contingency), another contingency pool, and one d6 (a
+# futile-kingdoms-contest throw).
 # The rolls are rendered in order from one seed: a roll added at the end leaves those before it as they were.
 ROLLS: list[list[tuple[str, str]]] = [
     [("d8", "blue"), ("d8", "blue"), ("d8", "blue"), ("d6", "white"), ("d6", "white")],
@@ -35,6 +36,7 @@ ROLLS: list[list[tuple[str, str]]] = [
     [("d00", "black"), ("d10", "white")],
     [("d10", "white"), ("d10", "white"), ("d10", "white")],
     [("d6", "white"), ("d8", "blue"), ("d10", "white")],
+    [("d6", "orange")],
 ]
 
 

@@ -110,8 +110,10 @@ def export(r: Recipe, figures: dict, log=print) -> None:
         state = torch.load(ckpt, map_location="cpu")
         model = build_model(ReaderTrainConfig(**state["config"]), len(_colours()))
         model.load_state_dict(state["model"])
-        export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], figures.get("reader", {}),
-                      state["config"]["size"])
+        saved = r.work / "reader" / "figures.json"  # an export-only run reports the training's figures
+        reader_figures = figures.get("reader") or (json.loads(saved.read_text()) if saved.is_file() else {})
+        export_reader(model, r.export / "reader.onnx", _colours(), state["config"]["width"], reader_figures,
+                      state["config"]["size"], state["config"].get("init"))
         log(f"exported {r.export / 'reader.onnx'}")
 
 

@@ -249,7 +249,8 @@ def evaluate(model, images, face, kind, colour, idx, batch: int, size: int, kind
             "colour_acc": round(okc / max(1, nc), 4), "val_crops": int(len(idx))}
 
 
-def export_reader(model, path: Path, colours: list[str], width: int, figures: dict, size: int = CROP_SIZE) -> None:
+def export_reader(model, path: Path, colours: list[str], width: int, figures: dict, size: int = CROP_SIZE,
+                  init: str | None = None) -> None:
     """ONNX with a dynamic batch, and the sidecar JSON the runtime needs to decode it."""
     model = model.to("cpu").eval()
     x = torch.zeros(2, 3, size, size)
@@ -261,7 +262,9 @@ def export_reader(model, path: Path, colours: list[str], width: int, figures: di
         "input": {"size": size, "margin": CROP_MARGIN, "channels": "BGR", "scale": "0-255"},
         "faces": [face_name(k, v) for k, v in FACE_CLASSES],
         "colours": colours,
-        "width": width,
+        # A network fine-tuned from an exported reader keeps that reader's shape, not FaceReaderNet's.
+        "width": None if init and init.endswith(".onnx") else width,
+        "fine_tuned_from": Path(init).name if init else None,
         "figures": figures,
     }
     path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
