@@ -20,7 +20,7 @@ import numpy as np
 
 from . import effects as fx
 from .clip import plan_roll, sweep
-from .render import BODY_COLOURS, get_renderer
+from .render import BODY_COLOURS, N_BUNDLED_FONTS, get_renderer
 from .surfaces import PER_KIND, SURFACES
 from .scene import DIE_RADIUS, place_die, render_scene, sample_look, sample_scene
 
@@ -73,7 +73,8 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
             emit(s, f"frame-{frames_written:05d}")
         dice = []
         for kind, colour in spec:
-            look = sample_look(rng, kind)
+            # The bundled fonts only: the demo must look the same whichever fonts the machine has.
+            look = sample_look(rng, kind, fonts=N_BUNDLED_FONTS)
             look.update(colour=colour, material="solid", body=BODY_COLOURS[colour], body2=BODY_COLOURS[colour],
                         engraved=False, pips=True, d4_vertex=True)
             look["ink"] = (0.03, 0.03, 0.03) if colour in ("white", "yellow", "orange", "pink") else (0.95, 0.95, 0.93)

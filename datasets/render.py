@@ -42,6 +42,8 @@ def _font_paths() -> list[str]:
 
 
 FONTS = _font_paths()
+# The bundled fonts come first in FONTS: a font index below this renders the same on every machine.
+N_BUNDLED_FONTS = len(list(FONT_DIR.glob("*.ttf")))
 
 def atlas_layout(n_faces: int) -> tuple[int, int, int]:
     """(tile px, columns, rows): big tiles so close-up dice keep crisp numerals and round pips."""

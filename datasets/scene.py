@@ -101,8 +101,9 @@ def _colour_jitter(rgb, rng, amount=0.08):
     return tuple(float(x) for x in np.clip(c, 0, 1))
 
 
-def sample_look(rng: np.random.Generator, kind: str) -> dict:
-    """Body colour, material, ink, font and print style of one die (or one matching set)."""
+def sample_look(rng: np.random.Generator, kind: str, fonts: int | None = None) -> dict:
+    """Body colour, material, ink, font and print style of one die (or one matching set);
+    `fonts` limits the font to the first ones of FONTS (the bundled ones, for the same look everywhere)."""
     colour = str(rng.choice(COLOUR_NAMES))
     if colour == "clear":
         material = "translucent"
@@ -128,7 +129,7 @@ def sample_look(rng: np.random.Generator, kind: str) -> dict:
         body=body,
         body2=body2,
         ink=_colour_jitter(INK_COLOURS[ink_name], rng, 0.04),
-        font=int(rng.integers(0, max(1, len(FONTS)))),
+        font=int(rng.integers(0, max(1, fonts or len(FONTS)))),
         engraved=bool(rng.random() < 0.35),
         alpha=alpha,
         pips=bool(rng.random() < 0.65),
