@@ -23,6 +23,8 @@ def register(subparsers) -> None:
     p.add_argument("--renderer", default="gl", choices=("gl", "photoreal"),
                    help="gl: the fast OpenGL renderer; photoreal: Blender Cycles (pip install 'dicecam[photoreal]')")
     p.add_argument("--device", default="cpu", choices=("cpu", "gpu"), help="photoreal: render on the CPU or a CUDA/OptiX GPU")
+    p.add_argument("--system-fonts", action="store_true",
+                   help="gl: numerals also in the installed system fonts, not only the bundled ones")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_synth)
 
@@ -44,6 +46,10 @@ def _synth(args) -> int:
     from dicecam.vision.extras import require
 
     require("synth")
+    if args.system_fonts:
+        import os
+
+        os.environ["DICECAM_SYSTEM_FONTS"] = "1"  # read when the renderer is imported, here and in its workers
     from .synth import generate
 
     if not 1 <= args.workers <= 16:

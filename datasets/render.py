@@ -17,9 +17,12 @@ import numpy as np
 from . import geometry
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
-# Real dice use many typefaces. The bundled fonts always render; the bold faces of Debian's font
-# packages join them where installed (`apt-get install fonts-urw-base35 fonts-roboto ...`, see
-# models/MODEL_CARD.md), so a training machine renders many more without the repo shipping them.
+# Real dice use many typefaces. The bundled fonts always render, and are all a default render uses,
+# so the same seed draws the same dice on every machine. With DICECAM_SYSTEM_FONTS=1 (set by
+# `dicecam train` and `dicecam synth --system-fonts`, and inherited by render workers) the bold faces
+# of Debian's font packages join them where installed (`apt-get install fonts-urw-base35
+# fonts-roboto ...`, see models/MODEL_CARD.md): training sees many more without the repo shipping them.
+SYSTEM_FONTS_ENV = "DICECAM_SYSTEM_FONTS"
 SYSTEM_FONT_GLOBS = (
     "/usr/share/fonts/opentype/urw-base35/*-Bold.otf", "/usr/share/fonts/truetype/dejavu/DejaVuSans*-Bold.ttf",
     "/usr/share/fonts/truetype/freefont/Free*Bold.ttf", "/usr/share/fonts/truetype/roboto/unhinted/Roboto*-Bold.ttf",
@@ -35,9 +38,12 @@ SYSTEM_FONT_GLOBS = (
 
 def _font_paths() -> list[str]:
     import glob
+    import os
 
     bundled = sorted(str(p) for p in FONT_DIR.glob("*.ttf"))
-    system = sorted({f for g in SYSTEM_FONT_GLOBS for f in glob.glob(g)} - {f for f in bundled})
+    if os.environ.get(SYSTEM_FONTS_ENV) != "1":
+        return bundled
+    system = sorted({f for g in SYSTEM_FONT_GLOBS for f in glob.glob(g)} - set(bundled))
     return bundled + [f for f in system if "mono" not in f.lower() and "cursor" not in f.lower()]
 
 

@@ -57,6 +57,8 @@ def _train(args) -> int:
 
     # Only look: ultralytics must not be imported before the recipe sets it up offline.
     require("train", "training", modules=("torch", "ultralytics", "moderngl"))
+    # Numerals in every installed font, not only the bundled ones (see datasets/render.py).
+    os.environ["DICECAM_SYSTEM_FONTS"] = "1"
     from .recipe import Recipe, run
     from .train_detector import DetectorTrainConfig
     from .train_reader import ReaderTrainConfig

@@ -133,7 +133,8 @@ def test_the_shipped_weights_find_and_read_rendered_dice(shipped):
         score_image(report, truth.dice, read)
     figures = report.to_json()
     found = sum(k.found for k in report.kinds.values()) / max(1, figures["dice"])
-    # Regression floors well under today's figures (see models/MODEL_CARD.md), far above chance.
-    assert found >= 0.6, figures
-    assert figures["dice_read_right"] >= 0.3, figures
-    assert figures["colour_accuracy"] >= 0.6, figures
+    # The shipped weights on these 12 renders (48 dice, bundled fonts): found 0.75, read right 0.44,
+    # colour 0.94. The floors sit two or three dice under that: a real regression fails here.
+    assert found >= 0.70, figures
+    assert figures["dice_read_right"] >= 0.39, figures
+    assert figures["colour_accuracy"] >= 0.90, figures
