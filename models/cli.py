@@ -16,6 +16,9 @@ def register(subparsers) -> None:
     p.add_argument("--work", type=Path, default=Path("work/train"), help="work folder: data, checkpoints (default work/train)")
     p.add_argument("--export", type=Path, default=None, help="where the ONNX files and cards go (default WORK/export)")
     p.add_argument("--real", type=Path, default=None, help="folder of real YOLO-labelled d6-pip photos, e.g. ../shared/datasets/real")
+    p.add_argument("--real-sets", default="pips,lurig-d20-values,lurig-types",
+                   help="which real sets under --real to use: pips (the d6-pip YOLO sets), lurig-d20-values, "
+                        "lurig-types (default: all)")
     p.add_argument("--images", type=int, default=20000, help="synthetic training images (default 20000)")
     p.add_argument("--seed", type=int, default=1000, help="synthetic training seed (default 1000)")
     p.add_argument("--epochs", type=int, default=40, help="detector epochs (default 40)")
@@ -26,7 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--reader-epochs", type=int, default=30, help="face reader epochs (default 30)")
     p.add_argument("--reader-batch", type=int, default=512)
     p.add_argument("--reader-size", type=int, default=64, help="face reader input side in pixels (default 64)")
-    p.add_argument("--reader-width", type=int, default=16, help="face reader channels in its first stage (default 16)")
+    p.add_argument("--reader-arch", choices=("residual", "compact"), default="residual",
+                   help="face reader network: residual (the shipped one) or compact (trains ~7x faster on a CPU)")
+    p.add_argument("--reader-width", type=int, default=32, help="face reader channels in its first stage (default 32)")
     p.add_argument("--real-weight", type=float, default=2.0,
                    help="how much more often a real crop is drawn than a synthetic one (default 2)")
     p.add_argument("--reader-init", type=Path, default=None,
@@ -44,6 +49,10 @@ def _train(args) -> int:
     from dicecam.mechanics.errors import DicecamError, LimitError
 
     stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
+    real_sets = tuple(s.strip() for s in args.real_sets.split(",") if s.strip())
+    known = ("pips", "lurig-d20-values", "lurig-types")
+    if not real_sets or any(s not in known for s in real_sets):
+        raise DicecamError(f"--real-sets takes a comma-separated subset of {', '.join(known)}")
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
         raise DicecamError(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
@@ -66,14 +75,16 @@ def _train(args) -> int:
     device = args.device
     threads = os.cpu_count() or 1
     r = Recipe(
-        work=args.work, export=args.export or args.work / "export", real=args.real, images=args.images,
+        work=args.work, export=args.export or args.work / "export", real=args.real, real_sets=real_sets,
+        images=args.images,
         seed=args.seed, workers=args.workers, stages=stages,
         detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
                                      device=device, seed=args.seed, hours=args.hours,
                                      cache=args.cache or False),
         reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
                                  device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads,
-                                 size=args.reader_size, width=args.reader_width, real_weight=args.real_weight,
+                                 size=args.reader_size, width=args.reader_width, arch=args.reader_arch,
+                                 real_weight=args.real_weight,
                                  init=str(args.reader_init) if args.reader_init else None, lr=args.reader_lr),
     )
     report = run(r)

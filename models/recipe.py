@@ -28,6 +28,8 @@ class Recipe:
     work: Path
     export: Path
     real: Path | None = None
+    # Which real sets feed the reader: "pips" (the YOLO d6-pip sets) and the single-die read sets.
+    real_sets: tuple[str, ...] = ("pips", "lurig-d20-values", "lurig-types")
     images: int = 20000
     seed: int = 1000  # evaluation sets use other seeds (see README / model card)
     workers: int = 2
@@ -54,13 +56,18 @@ def run(r: Recipe, log=print) -> dict:
         log(f"render {r.images} synthetic images (seed {r.seed}) into {synth}")
         render_synthetic(synth, r.images, r.seed, _colours(), workers=r.workers)
         timings["synth_s"] = round(time.perf_counter() - t, 1)
-    if r.real is not None and "real" in r.stages and not (real / "done.json").is_file():
+    if r.real is not None and "real" in r.stages and not (real / "sets.json").is_file():
         t = time.perf_counter()
         log(f"copy real photos from {r.real} into {real}")
-        prepare_real(r.real, real)
-        prepare_real_reads(r.real, real)
+        real.mkdir(parents=True, exist_ok=True)
+        if "pips" in r.real_sets:
+            prepare_real(r.real, real)
+        reads = tuple(n for n in r.real_sets if n != "pips")
+        if reads:
+            prepare_real_reads(r.real, real, sets=reads)
+        (real / "sets.json").write_text(json.dumps(list(r.real_sets)) + "\n")
         timings["real_s"] = round(time.perf_counter() - t, 1)
-    has_real = (real / "done.json").is_file()
+    has_real = (real / "sets.json").is_file()
     figures: dict = {}
     config_dir = r.work / "ultralytics"
     if "detector" in r.stages:
@@ -68,8 +75,9 @@ def run(r: Recipe, log=print) -> dict:
 
         if not (synth / "done.json").is_file():
             raise DicecamError(f"no synthetic images in {synth}: run the synth stage first")
-        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if has_real else [])
-        val = [synth / "yolo" / "images" / "val"] + ([real / "yolo" / "val" / "images"] if has_real else [])
+        pips = has_real and (real / "yolo").is_dir()
+        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if pips else [])
+        val = [synth / "yolo" / "images" / "val"] + ([real / "yolo" / "val" / "images"] if pips else [])
         val = [v for v in val if v.is_dir() and any(v.iterdir())]
         data = write_data_yaml(r.work / "detector.yaml", train, val)
         t = time.perf_counter()

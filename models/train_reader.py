@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KINDS, face_name
 
 from .data import CROP_STORE_MARGIN, KIND_OF_FACE, CropSet
-from .reader_net import FaceReaderNet
+from .reader_net import CompactReaderNet, FaceReaderNet
 
 MAX_ROLL = math.radians(10)
 
@@ -38,7 +38,8 @@ class ReaderTrainConfig:
     batch: int = 512
     lr: float = 3e-3
     weight_decay: float = 5e-4
-    width: int = 16
+    width: int = 32
+    arch: str = "residual"  # residual (FaceReaderNet, shipped) or compact (CompactReaderNet)
     real_weight: float = 1.0  # sampling weight of a real crop relative to a synthetic one
     seed: int = 0
     device: str = "cpu"
@@ -207,7 +208,8 @@ def build_model(cfg: ReaderTrainConfig, n_colours: int) -> torch.nn.Module:
         if [o.name for o in model.graph.output][:4] != ["face", "colour", "cocked", "features"]:
             model = with_features(model)
         return convert(model)
-    return FaceReaderNet(len(FACE_CLASSES), n_colours, cfg.width)
+    net = CompactReaderNet if cfg.arch == "compact" else FaceReaderNet
+    return net(len(FACE_CLASSES), n_colours, cfg.width)
 
 
 def with_features(model):

@@ -11,11 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dicecam.mechanics.dice import DieType
 
-from .api import Write, get_table
+from .api import WRITE_ANSWERS, Write, get_table
+from .contract import JSONRoute, answers
 from .memory import Forgotten, Imported, MemoryState, TableMemory, TaughtNote, TeachResult
 from .table import Table
 
-router = APIRouter(prefix="/api/memory", tags=["memory"])
+# The same error shapes as the rest of the API (server/contract.py); 503 where the reader cannot learn.
+router = APIRouter(prefix="/api/memory", tags=["memory"], route_class=JSONRoute, responses=answers(400, 422, 503))
 
 
 def get_memory(request: Request) -> TableMemory:
@@ -69,7 +71,8 @@ def memory_state(memory: MemoryDep):
     return memory.state()
 
 
-@router.delete("/dice/{name:path}", response_model=Forgotten, dependencies=Write, summary="Forget one die")
+@router.delete("/dice/{name:path}", response_model=Forgotten, dependencies=Write, summary="Forget one die",
+               responses={**WRITE_ANSWERS, **answers(404)})
 def forget_die(name: str, memory: Needed):
     gone = memory.forget(name)
     if not gone:
@@ -77,7 +80,8 @@ def forget_die(name: str, memory: Needed):
     return Forgotten(forgotten=gone, memory=memory.state())
 
 
-@router.delete("", response_model=Forgotten, dependencies=Write, summary="Forget every die")
+@router.delete("", response_model=Forgotten, dependencies=Write, summary="Forget every die",
+               responses=WRITE_ANSWERS)
 def forget_all(memory: Needed):
     gone = memory.forget(None)
     return Forgotten(forgotten=gone, memory=memory.state())
@@ -90,7 +94,7 @@ def export_memory(memory: Needed):
                     headers={"Content-Disposition": 'attachment; filename="dicecam-memory.npz"'})
 
 
-@router.post("/import", response_model=Imported, dependencies=Write, summary="Add the dice of an exported memory")
+@router.post("/import", response_model=Imported, dependencies=Write, responses={**WRITE_ANSWERS, **answers(413)}, summary="Add the dice of an exported memory")
 async def import_memory(request: Request, memory: Needed,
                         file: UploadFile = File(..., description="A file from GET /api/memory/export")):
     """Examples that contradict this table's memory are left out and counted; a file that is not a
@@ -105,7 +109,7 @@ async def import_memory(request: Request, memory: Needed,
     return Imported(learnt=learnt, flagged=flagged, memory=memory.state())
 
 
-@router.post("/teach/live", response_model=TeachResult, dependencies=Write,
+@router.post("/teach/live", response_model=TeachResult, dependencies=Write, responses={**WRITE_ANSWERS, **answers(409)},
              summary="Teach the one die under the camera now")
 def teach_live(body: TeachLive, memory: Needed, table: TableDep):
     """For the Teach a die flow: exactly one die must lie under the camera. Without a value, the face
@@ -124,6 +128,7 @@ def teach_live(body: TeachLive, memory: Needed, table: TableDep):
 
 
 @router.post("/teach/roll/{roll_id}", response_model=TeachResult, dependencies=Write,
+             responses={**WRITE_ANSWERS, **answers(404, 409)},
              summary="Teach one die of a stored roll, from its frame")
 def teach_roll(roll_id: str, body: TeachRollDie, memory: Needed, table: TableDep):
     roll = table.store.get(roll_id)
@@ -137,7 +142,7 @@ def teach_roll(roll_id: str, body: TeachRollDie, memory: Needed, table: TableDep
     return _teach(memory, frame, roll.dice[body.index], body)
 
 
-@router.get("/taught/{roll_id}", response_model=TaughtNote, summary="What a correction taught the memory")
+@router.get("/taught/{roll_id}", response_model=TaughtNote, responses=answers(404), summary="What a correction taught the memory")
 def taught(roll_id: str, memory: MemoryDep):
     note = memory.note(roll_id)
     if note is None:

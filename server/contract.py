@@ -54,7 +54,8 @@ def answers(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The documented error answers of a route, with the shapes really sent."""
     words = {400: "Bad input, or a Host header this server does not answer to",
              401: "This server needs its token for changes", 403: "A change from another web site (cross-origin)",
-             404: "No such roll", 413: "Over a size limit (upload bytes or pixels, pool size)",
+             404: "No such roll", 409: "Not possible with the table as it is (no die, or several, under the camera)",
+             413: "Over a size limit (upload bytes or pixels, pool size)",
              415: "Not a PNG, JPEG, BMP or WebP image", 422: "A field is missing or has the wrong type",
              503: "Not available on this server now (no camera, no reader, too many clients)"}
     return {c: {"model": ValidationProblem if c == 422 else Problem, "description": words[c]} for c in codes}

@@ -11,7 +11,8 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed (pip install '.[test]')")
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from conftest import FakePipeline, FakeReader  # noqa: E402
+from conftest import FakePipeline  # noqa: E402
+from learning_reader import learning_reader  # noqa: E402
 from dicecam.server.app import create_app  # noqa: E402
 from dicecam.server.rulebook import load_rules  # noqa: E402
 from dicecam.server.settings import ServerSettings  # noqa: E402
@@ -20,15 +21,17 @@ from dicecam.server.store import RollStore  # noqa: E402
 
 def _app(tmp_dir):
     s = ServerSettings(data_dir=tmp_dir, allowed_hosts=["testserver", "localhost"])
-    return create_app(s, RollStore(s.db_path), pipeline=FakePipeline(), reader=FakeReader(), rules=load_rules())
+    # A reader that can learn, so the dice-memory routes answer as they do on a real server.
+    return create_app(s, RollStore(s.db_path), pipeline=FakePipeline(), reader=learning_reader(), rules=load_rules())
 
 
 APP = _app(tempfile.mkdtemp(prefix="dicecam-contract-"))
 # The live streams never end on their own: their contract is checked by the event and video tests.
 # What no schema can say, answered as documented: 400 for a well-formed roll the rules refuse (three d6
-# under a d6-d8-d10 system), 413/415 for an upload whose bytes are too many or not an image.
+# under a d6-d8-d10 system), 413/415 for an upload whose bytes are too many or not an image, 409 for
+# teaching a die when the camera shows none or several.
 CONFIG = schemathesis.config.SchemathesisConfig.from_dict(
-    {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "413", "415"]}}})
+    {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "409", "413", "415"]}}})
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP, config=CONFIG).exclude(
     path=["/api/events", "/api/video.mjpg"])
 
