@@ -49,6 +49,16 @@ def check_size(width: int, height: int) -> None:
         raise LimitError(f"image size {width}x{height} is over the cap of {MAX_PIXELS} pixels")
 
 
+
+def table_point(inv_vp: np.ndarray, width: int, height: int, u: float, v: float) -> np.ndarray:
+    """Where the ray through pixel (u, v) meets the table (z = 0), given the inverse view-projection."""
+    ndc = np.array([2 * u / width - 1, 1 - 2 * v / height])
+    a = inv_vp @ np.array([ndc[0], ndc[1], -1, 1.0])
+    b = inv_vp @ np.array([ndc[0], ndc[1], 1, 1.0])
+    a, b = a[:3] / a[3], b[:3] / b[3]
+    t = a[2] / (a[2] - b[2])
+    return a + t * (b - a)
+
 @dataclass
 class Camera:
     view: np.ndarray
@@ -65,12 +75,7 @@ class Camera:
         inv = self.__dict__.get("_inv_vp")
         if inv is None:  # the camera never changes after it is made
             inv = self.__dict__["_inv_vp"] = np.linalg.inv(self.vp)
-        ndc = np.array([2 * u / self.width - 1, 1 - 2 * v / self.height])
-        a = inv @ np.array([ndc[0], ndc[1], -1, 1.0])
-        b = inv @ np.array([ndc[0], ndc[1], 1, 1.0])
-        a, b = a[:3] / a[3], b[:3] / b[3]
-        t = a[2] / (a[2] - b[2])
-        return a + t * (b - a)
+        return table_point(inv, self.width, self.height, u, v)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         h = np.c_[pts, np.ones(len(pts))] @ self.vp.T

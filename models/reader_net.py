@@ -31,18 +31,11 @@ class _Residual(nn.Module):
         return self.act(x + self.body(x))
 
 
-class FaceReaderNet(nn.Module):
-    def __init__(self, n_faces: int, n_colours: int, width: int = 32, blocks: tuple[int, ...] = (1, 2, 2, 1)) -> None:
-        super().__init__()
-        # A full-resolution stem: numerals on a small die are only a few pixels tall.
-        layers: list[nn.Module] = [_conv(3, 24)]
-        cin = 24
-        for i, n in enumerate(blocks):  # 32x32, 16x16, 8x8, 4x4
-            cout = width * 2 ** i
-            layers += [_conv(cin, cout, 2), *(_Residual(cout) for _ in range(n))]
-            cin = cout
-        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
-        self.features = nn.Sequential(*layers)
+class _Reader(nn.Module):
+    """What every reader network shares: pooled features and the three heads that classify them."""
+
+    def _heads(self, layers: list[nn.Module], cin: int, n_faces: int, n_colours: int) -> None:
+        self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.drop = nn.Dropout(0.1)
         self.face = nn.Linear(cin, n_faces)
         self.colour = nn.Linear(cin, n_colours)
@@ -54,6 +47,19 @@ class FaceReaderNet(nn.Module):
         feat = self.features(x * (1.0 / 255.0) - 0.5)
         f = self.drop(feat)
         return self.face(f), self.colour(f), self.cocked(f), feat
+
+
+class FaceReaderNet(_Reader):
+    def __init__(self, n_faces: int, n_colours: int, width: int = 32, blocks: tuple[int, ...] = (1, 2, 2, 1)) -> None:
+        super().__init__()
+        # A full-resolution stem: numerals on a small die are only a few pixels tall.
+        layers: list[nn.Module] = [_conv(3, 24)]
+        cin = 24
+        for i, n in enumerate(blocks):  # 32x32, 16x16, 8x8, 4x4
+            cout = width * 2 ** i
+            layers += [_conv(cin, cout, 2), *(_Residual(cout) for _ in range(n))]
+            cin = cout
+        self._heads(layers, cin, n_faces, n_colours)
 
 
 class _Stage(nn.Module):
@@ -68,7 +74,7 @@ class _Stage(nn.Module):
         return self.act(x + self.body(x))
 
 
-class CompactReaderNet(nn.Module):
+class CompactReaderNet(_Reader):
     def __init__(self, n_faces: int, n_colours: int, width: int = 16, stages: int = 4) -> None:
         super().__init__()
         layers: list[nn.Module] = []
@@ -77,16 +83,4 @@ class CompactReaderNet(nn.Module):
             cout = width * 2 ** i
             layers.append(_Stage(cin, cout))
             cin = cout
-        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
-        self.features = nn.Sequential(*layers)
-        self.drop = nn.Dropout(0.1)
-        self.face = nn.Linear(cin, n_faces)
-        self.colour = nn.Linear(cin, n_colours)
-        self.cocked = nn.Linear(cin, 1)
-
-    def forward(self, x: torch.Tensor):
-        """x: (N, 3, S, S) float BGR in 0-255 (scaled here, so the runtime feeds raw pixels).
-        Returns face, colour and cocked logits, and the features they were computed from."""
-        feat = self.features(x * (1.0 / 255.0) - 0.5)
-        f = self.drop(feat)
-        return self.face(f), self.colour(f), self.cocked(f), feat
+        self._heads(layers, cin, n_faces, n_colours)

@@ -18,7 +18,7 @@ from dicecam.mechanics.dice import DieReading, ImageRead, reading_order
 
 from .. import geometry
 from ..render import look_at, perspective
-from ..scene import DIE_RADIUS
+from ..scene import DIE_RADIUS, table_point
 from ..surfaces import N_SURFACES
 from .looks import Look, sample_look, style_for
 
@@ -57,13 +57,7 @@ class Camera:
         return np.c_[(ndc[:, 0] + 1) * self.width / 2, (1 - ndc[:, 1]) * self.height / 2], w
 
     def unproject_to_table(self, u: float, v: float) -> np.ndarray:
-        inv = np.linalg.inv(self.proj @ self.view)
-        ndc = np.array([2 * u / self.width - 1, 1 - 2 * v / self.height])
-        a = inv @ np.array([ndc[0], ndc[1], -1, 1.0])
-        b = inv @ np.array([ndc[0], ndc[1], 1, 1.0])
-        a, b = a[:3] / a[3], b[:3] / b[3]
-        t = a[2] / (a[2] - b[2])
-        return a + t * (b - a)
+        return table_point(np.linalg.inv(self.proj @ self.view), self.width, self.height, u, v)
 
 
 @dataclass
