@@ -44,9 +44,11 @@ def test_a_die_half_a_die_lower_starts_a_new_row():
 
 def test_the_smaller_die_sets_how_far_a_row_reaches():
     """A small d4 beside a big d20: the rows are told apart by the d4's height, not the d20's."""
-    big, small = die("d20", 7, x=0, y=0, size=100), die("d4", 2, x=200, y=60, size=20)
-    # centres 50 and 70: 20 apart, over half the d4 (10) though under half the d20 (50)
+    big, small = die("d20", 7, x=0, y=0, size=100), die("d4", 2, x=-200, y=60, size=20)
+    # centres 50 and 70: 20 apart, over half the d4 (10) though under half the d20 (50): two rows
     assert [x.type.value for x in reading_order([small, big])] == ["d20", "d4"]
+    above = die("d4", 2, x=200, y=100, size=20)  # centre 110, the d20 below it at 130: two rows again
+    assert [x.type.value for x in reading_order([die("d20", 7, x=0, y=80, size=100), above])] == ["d4", "d20"]
     level = die("d4", 2, x=200, y=45, size=20)  # centre 55: within half the d4's height
     assert [x.type.value for x in reading_order([level, big])] == ["d20", "d4"]
     left = die("d4", 2, x=-100, y=45, size=20)

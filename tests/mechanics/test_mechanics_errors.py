@@ -83,6 +83,8 @@ def dice(specs):
      'bad option rerolls: a re-roll is a d10 face, 0-9'),
     ('futile-kingdoms', ['d6:1:red', 'd8:2:white'], {}, 'RulesError',
      'a DR uses two d6 (red and white), not d8'),
+    ('futile-kingdoms', ['d6:1', 'd6:2:white'], {}, 'RulesError',
+     "no red d6 read (a die with colour 'red'); a DR needs one red and one white d6"),
     ('futile-kingdoms', ['d6:1:red', 'd6:2'], {}, 'RulesError',
      "no white d6 read (a die with colour 'white'); a DR needs one white and one red d6"),
     ('futile-kingdoms', ['d6:1:red', 'd6:2:red', 'd6:3:white'], {}, 'RulesError',
@@ -187,6 +189,7 @@ def test_splits_and_contests_that_cannot_be_made_are_refused(call, args, reason)
     ('d6:x', "bad die 'd6:x': write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red"),
     ('d6:1:red:x', "bad die 'd6:1:red:x': write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red"),
     ('d7:1', "unknown die type 'd7' (known: d4, d6, d8, d10, d00, d12, d20)"),
+    ('d6:X3', "bad die 'd6:X3': write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red"),
     ('d6:7', 'a d6 has no face 7 (faces 1-6)'),
     ('d00:35', 'a d00 has no face 35 (faces 0-90 in tens)'),
     ('d10:-1', 'a d10 has no face -1 (faces 0-9)'),
@@ -195,3 +198,28 @@ def test_a_die_that_cannot_exist_is_refused_with_its_reason(spec, reason):
     with pytest.raises(DiceError) as e:
         DieReading.parse(spec)
     assert str(e.value) == reason
+
+
+@pytest.mark.parametrize(("system", "specs", "options"), [
+    ("house-games", ("d10:5", 40), {}),  # the cap itself is allowed
+    ("contingency-action", ("d8:5", 40), {}),
+    ("house-games", ["d10:5", "d10:9", "d10:2"], {"opponent_dice": 2}),  # one die left to the actor
+    ("house-games", ["d10:9"], {"pool": 2, "difficulty": 10}),  # a pool of 2 losing 1 die rolls 1
+])
+def test_rolls_at_the_edge_of_a_limit_are_taken(system, specs, options):
+    assert registry.resolve(system, dice(specs), options).outcome
+
+
+def test_a_split_of_exactly_two_dice_each_is_allowed():
+    assert split_pool((6, 9), 3) == [2, 2, 2]
+
+
+@pytest.mark.parametrize(("score", "faces", "total"), [(2, [3], 5), (1, [6, 4], 8), (0, [6, 6, 1], 7)])
+def test_a_contest_entry_adds_the_first_d6_and_each_explosion_minus_3(score, faces, total):
+    assert contest_result(score, faces) == total
+
+
+def test_asking_odds_for_an_outcome_the_system_does_not_have_names_it():
+    odds = registry.odds("futile-kingdoms", [], {})
+    with pytest.raises(KeyError, match="jackpot"):
+        odds.probability("jackpot")

@@ -62,6 +62,31 @@ CASES = {
                                                                       {"low": 3, "high": 5, "text": "Fog"}]}),
     "table_no_row": ("table", ["d6:6"], {"rows": [{"low": 1, "high": 2, "text": "Rain"}]}),
     "table_d100": ("table", ["d00:0", "d10:0"], {"die": "d100", "rows": [{"low": 91, "high": 100, "text": "Dragon"}]}),
+    # Added for the mutation run's survivors: singular and plural words, and the branches they sit in.
+    "contingency_choose_to_fail_with_disadvantage": ("contingency", ["d6:3", "d8:1", "d10:9"],
+                                                     {"choose_to_fail": True, "disadvantage": 1}),
+    "contingency_choose_to_fail_even": ("contingency", ["d6:3", "d8:1", "d10:9"], {"choose_to_fail": True}),
+    "contingency_one_advantage_plain_failure": ("contingency", ["d6:2", "d8:3", "d10:4"], {"advantage": 1, "target": 9}),
+    "contingency_action_critical_keeps_a_level": ("contingency-action", ["d8:8", "d8:8", "d8:8", "d6:6"], {}),
+    "contingency_action_critical_cut_to_zero_levels": ("contingency-action", ["d8:8", "d8:8", "d6:6", "d6:6"], {}),
+    "contingency_action_three_sixes": ("contingency-action", ["d8:7", "d6:6", "d6:6", "d6:6"], {}),
+    "contingency_action_four_sixes_one_tension": ("contingency-action", ["d8:8", "d6:6", "d6:6", "d6:6", "d6:6"], {}),
+    "house_games_secondary_out_of_combat_one_die_lost": ("house-games", ["d10:9", "d10:0", "d10:9", "d10:0"],
+                                                         {"difficulty": 10, "modifier": 2, "secondary": True,
+                                                          "pool": 4}),
+    "house_games_at_the_floor": ("house-games", ["d10:2", "d10:1"], {"difficulty": 4, "modifier": -2}),
+    "house_games_contested_one_actor_die_defender_zero": ("house-games", ["d10:9", "d10:0", "d10:1"],
+                                                          {"opponent_dice": 2}),
+    "futile_kingdoms_no_modifier": ("futile-kingdoms", ["d6:4:red", "d6:2:white"], {}),
+    "percentile_two_d10_tens_three": ("percentile", ["d10:3:red", "d10:5:blue"], {"tens_colour": "red"}),
+    "chance_two_d10_by_colour": ("chance", ["d10:7:blue", "d10:8:red"], {"percent": 25, "tens_colour": "red"}),
+    "table_d100_by_colour": ("table", ["d10:9:red", "d10:4:blue"],
+                             {"die": "d100", "tens_colour": "red", "rows": [{"low": 91, "high": 100, "text": "Dragon"}]}),
+    "table_d10_zero_is_ten": ("table", ["d10:0"], {"die": "d10", "rows": [{"low": 9, "high": 10, "text": "Gold"}]}),
+    "table_d10_zero_row": ("table", ["d10:0"], {"die": "d10", "rows": [{"low": 0, "high": 0, "text": "Nothing"},
+                                                                      {"low": 10, "high": 10, "text": "Ten"}]}),
+    "table_d100_zero_without_row_100": ("table", ["d00:0", "d10:0"], {"die": "d100", "rows": [{"low": 1, "high": 5, "text": "Low"}]}),
+    "table_single_value_row": ("table", ["d8:8"], {"die": "d8", "rows": [{"low": 8, "high": 8, "text": "Sun"}]}),
 }
 # Exact odds, words and all, for each system's default pool and a few option sets.
 ODDS = {
@@ -81,6 +106,10 @@ ODDS = {
     "percentile_default": ("percentile", [], {}),
     "chance_35": ("chance", [], {"percent": 35}),
     "table_d8": ("table", [], {"die": "d8", "rows": [{"low": 1, "high": 3, "text": "Rain"}, {"low": 8, "high": 8, "text": "Sun"}]}),
+    "house_games_one_die": ("house-games", ["d10"], {"difficulty": 5}),
+    "futile_kingdoms_cannot_fail": ("futile-kingdoms", [], {"modifier": 50}),
+    "percentile_two_d10": ("percentile", ["d10", "d10"], {"tens_colour": "red"}),
+    "table_long_row_text": ("table", ["d4"], {"die": "d4", "rows": [{"low": 1, "high": 4, "text": "x" * 300}]}),
 }
 
 
