@@ -47,6 +47,14 @@ def test_monique_luck_die_is_d6_and_adds_its_face():
     assert a.dice[-1].role == "luck"
 
 
+def test_a_d10_luck_die_showing_0_adds_10():
+    """The luck die is the result die's size; on a d10 its 0 counts as 10 like any skill d10's."""
+    a = roll("contingency", ["d6:2", "d8:3", "d10:5"], advantage=1, target=12, luck="d10:0")
+    assert (a.result_die, a.result) == ("d10", 5)
+    assert (a.luck_value, a.total, a.outcome) == (10, 15, "success")
+    assert a.dice[-1].role == "luck" and a.dice[-1].value == 0 and a.dice[-1].effective == 10
+
+
 def test_luck_die_of_the_wrong_size_is_refused():
     with pytest.raises(RulesError, match="must be a d6"):
         roll("contingency", ["d6:3", "d8:1", "d10:9"], luck="d8:4")
@@ -278,6 +286,22 @@ def test_contested(faces, opp, winner, margin, outcome):
     assert (a.winner, a.margin, a.outcome) == (winner, margin, outcome)
 
 
+def test_a_side_that_botches_counts_as_zero_in_the_contest():
+    """Contested: each side's net is at least 0 when compared; the defender's botch (-1) does not
+    widen the actor's margin of 2."""
+    a = roll("house-games", d10s(9, 9, 1, 2), opponent_dice=2)
+    assert (a.successes, a.opponent_successes) == (2, -1)
+    assert (a.winner, a.margin, a.outcome, a.degree) == ("actor", 2, "success", "between marginal and average")
+
+
+def test_the_actors_botch_stays_a_botch_in_a_contested_roll():
+    """Losing the contest is a failure, but more ones than successes is a botch whoever wins."""
+    a = roll("house-games", d10s(1, 1, 9, 2, 3), opponent_dice=2)
+    assert (a.successes, a.botch, a.winner) == (-1, True, "defender")
+    assert a.outcome == "botch"
+    assert "botch" in a.explanation[-1]
+
+
 def test_extended_sums_nets():
     assert roll("house-games", d10s(9, 9, 1), prior_successes=3).total_successes == 4
 
@@ -363,6 +387,13 @@ def test_an_explosion_carries_the_earlier_dr():
     assert first.may_explode
     second = roll("futile-kingdoms", ["d6:2:red", "d6:4:white"], carry=first.dr, modifier=-1)
     assert (second.dr, second.result, second.outcome) == (-2, 2, "success")
+
+
+@pytest.mark.parametrize("third", ["d6:5", "d6:5:green"])
+def test_a_third_d6_is_refused(third):
+    """A DR is exactly one red and one white d6: a third die on the table is not silently left out."""
+    with pytest.raises(RulesError, match="exactly two d6"):
+        roll("futile-kingdoms", ["d6:3:red", "d6:4:white", third])
 
 
 def test_missing_red_die():

@@ -287,6 +287,27 @@ def test_store_refuses_duplicate_and_newer_schema(tmp_path):
         RollStore(tmp_path / "r.sqlite3")
 
 
+def test_a_history_file_one_schema_newer_is_refused_and_left_as_it_was(tmp_path):
+    """An older dicecam must not open (and rewrite the version of) history written by a newer one."""
+    import sqlite3
+
+    from dicecam.server.store import SCHEMA_VERSION, StoreError
+
+    path = tmp_path / "r.sqlite3"
+    store = RollStore(path)
+    store.add(FakePipeline().emit(wait=True))
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match=f"schema {SCHEMA_VERSION + 1}; this dicecam knows up to {SCHEMA_VERSION}"):
+        RollStore(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    assert db.execute("SELECT count(*) FROM rolls").fetchone()[0] == 1
+    db.close()
+
+
 def test_pipeline_roll_is_stored_and_frame_served(client, app_parts):
     _, store, pipeline, _, _ = app_parts
     roll = pipeline.emit()

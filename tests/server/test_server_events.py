@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from conftest import FakePipeline, FakeRules, LiveServer, make_settings
+from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
-from dicecam.server.events import Broker, make_event
+from dicecam.server.events import Broker, event_json, make_event
 from dicecam.server.speech import Speaker, SpeechUnavailable, summary_text
 from dicecam.server.store import RollStore
 from dicecam.server.webhook import Webhook, discord_body
@@ -116,6 +117,21 @@ def test_broker_publish_from_other_threads_keeps_order():
     asyncio.run(scenario())
 
 
+def test_every_page_is_sent_each_new_roll_not_the_first_again():
+    """The JSON text of an event is made once for all pages; two rolls of the same type are still
+    two different texts, each one the roll it announces."""
+    broker = Broker()
+    pages = [broker.connect(), broker.connect()]
+    rolls = [FakePipeline().emit(dice=[DieReading.parse(f"d6:{v}")]) for v in (2, 5)]
+    for r in rolls:
+        broker.publish(make_event("roll.settled", r.model_dump(mode="json")))
+    for page in pages:
+        sent = [json.loads(event_json(page.queue.get_nowait())) for _ in rolls]
+        assert [e["data"]["id"] for e in sent] == [r.id for r in rolls]
+        assert [e["data"]["dice"][0]["value"] for e in sent] == [2, 5]
+        assert page.queue.empty()
+
+
 def test_client_limit(tmp_path):
     broker = Broker(queue_size=4, max_clients=2)
     broker.connect(), broker.connect()
@@ -189,6 +205,25 @@ def test_webhook_failure_is_logged_not_fatal(hook_server, caplog):
     with pytest.raises(ValueError, match="http"):
         Webhook("ftp://example.invalid/")
     bad.close(), dead.close()
+
+
+def test_an_uncertain_roll_reaches_the_webhook_and_the_speaker(hook_server):
+    """A roll the camera could not trust is still a roll: the webhook posts it and speech says why,
+    while a camera status is neither posted nor spoken."""
+    url, bodies = hook_server
+    hook = Webhook(url + "/generic")
+    broker = Broker()
+    broker.add_listener(hook)
+    status = make_event("camera.status", {"status": "ok", "message": "watching"})
+    roll = FakePipeline().emit(status="uncertain")
+    uncertain = make_event("roll.uncertain", roll.model_dump(mode="json"))
+    broker.publish(status)
+    broker.publish(uncertain)
+    assert _wait(lambda: len(bodies) >= 1)
+    hook.close()
+    assert [(b["type"], b["data"]["id"]) for _, _, b in bodies] == [("roll.uncertain", roll.id)]
+    assert summary_text(uncertain) == "a die is cocked"
+    assert summary_text(status) is None
 
 
 def test_discord_body_for_uncertain_roll():

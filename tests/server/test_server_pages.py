@@ -41,10 +41,16 @@ def page(browser):
     assert not errors, errors
 
 
-def serious_violations(page) -> list[dict]:
-    if not AXE.exists():
+@pytest.fixture(scope="session")
+def axe():
+    """axe-core's script; a test that scans with it is skipped before any of it runs when it is missing."""
+    if not AXE.is_file():
         pytest.skip(f"axe-core is not installed at {AXE} (npm install --prefix .cache/npm axe-core@4)")
-    page.add_script_tag(path=str(AXE))
+    return AXE
+
+
+def serious_violations(page, axe) -> list[dict]:
+    page.add_script_tag(path=str(axe))
     result = page.evaluate(
         """async () => { const r = await axe.run(document);
             return {passes: r.passes.length, violations: r.violations.map(v => ({
@@ -64,7 +70,7 @@ def wait_connected(page):
     page.wait_for_function("window.__dicecamEvents > 0 || window.__dicecamSeen > 0 || document.getElementById('link').textContent.includes('onnected')")
 
 
-def test_table_page_shows_a_camera_roll_and_corrects_a_die(live, page):
+def test_table_page_shows_a_camera_roll_and_corrects_a_die(axe, live, page):
     page.goto(live.url + "/")
     page.wait_for_function("window.__dicecamEvents > 0")
     assert page.locator("#system option").first.inner_text() == "Sum against a target"
@@ -113,7 +119,7 @@ def test_table_page_shows_a_camera_roll_and_corrects_a_die(live, page):
     assert [(d.type.value, d.value) for d in second.dice] == [("d6", 5), ("d6", 2), ("d8", 8), ("d20", 20)]
     assert second.dice[0].box is not None and second.dice[3].box is None
 
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
 
 
@@ -136,7 +142,7 @@ def test_table_page_manual_entry_and_options(live, page):
     live.app.state.table.configure("sum", {"target": 7}, None)
 
 
-def test_overlay_is_transparent_and_marks_a_critical(live, browser):
+def test_overlay_is_transparent_and_marks_a_critical(axe, live, browser):
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = ctx.new_page()
     page.goto(live.url + "/overlay?theme=dark&scale=1&pos=bottom-right&hold=0")
@@ -154,7 +160,7 @@ def test_overlay_is_transparent_and_marks_a_critical(live, browser):
     assert box["x"] + box["width"] > 1800 and box["y"] + box["height"] > 1000  # bottom-right
     page.wait_for_timeout(400)  # let the entrance animation finish
     shot(page, "overlay-critical.png", omit_background=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     # disaster, top-left, light theme, events filter: uncertain rolls not shown
     page.goto(live.url + "/overlay?theme=light&pos=top-left&events=settled&hold=0.5")
@@ -169,7 +175,7 @@ def test_overlay_is_transparent_and_marks_a_critical(live, browser):
     assert box["x"] < 100 and box["y"] < 100
     page.wait_for_timeout(300)
     shot(page, "overlay-disaster-light.png", omit_background=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     page.wait_for_function("document.getElementById('card').hidden")  # hold=0.5 s
     # Server-Sent Events instead of WebSocket, larger and pinned top-right: the card stays inside the frame
@@ -186,7 +192,7 @@ def test_overlay_is_transparent_and_marks_a_critical(live, browser):
     ctx.close()
 
 
-def test_reader_announces_each_roll_once(live, browser):
+def test_reader_announces_each_roll_once(axe, live, browser):
     ctx = browser.new_context(viewport={"width": 1100, "height": 1000}, reduced_motion="reduce")
     page = ctx.new_page()
     page.goto(live.url + "/reader")
@@ -209,7 +215,7 @@ def test_reader_announces_each_roll_once(live, browser):
     page.keyboard.press("Space")
     assert page.is_checked("#speak")
     shot(page, "reader.png", full_page=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     # turning the single-key shortcut off (WCAG 2.1.4) stops R
     page.uncheck("#shortcut")
@@ -219,18 +225,18 @@ def test_reader_announces_each_roll_once(live, browser):
     ctx.close()
 
 
-def test_reader_in_forced_colours_and_light_scheme(live, browser):
+def test_reader_in_forced_colours_and_light_scheme(axe, live, browser):
     ctx = browser.new_context(viewport={"width": 1100, "height": 900}, forced_colors="active", color_scheme="light")
     page = ctx.new_page()
     page.goto(live.url + "/reader")
     page.wait_for_function("document.getElementById('link').textContent.includes('Connected')")
     shot(page, "reader-forced-colours.png")
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     ctx.close()
 
 
-def test_table_page_in_dark_scheme_passes_axe(live, browser):
+def test_table_page_in_dark_scheme_passes_axe(axe, live, browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, color_scheme="dark")
     page = ctx.new_page()
     page.goto(live.url + "/")
@@ -242,7 +248,7 @@ def test_table_page_in_dark_scheme_passes_axe(live, browser):
     assert "demo clip" in page.locator("#banner").inner_text()
     assert page.locator("#camera-status").inner_text().startswith("No camera found")
     shot(page, "table-dark.png", full_page=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     live.app.state.table.set_camera("running", None)
     ctx.close()
@@ -263,13 +269,12 @@ def test_pages_load_without_any_outside_request(live, browser):
     ctx.close()
 
 
-def test_table_page_with_the_real_rules_engine(tmp_path, browser):
+def test_table_page_with_the_real_rules_engine(axe, tmp_path, browser):
     """No fake rules: every system's options render from its schema, and a manual roll is adjudicated."""
     from dicecam.server.rulebook import load_rules
 
     rules = load_rules()
-    if hasattr(rules, "reason"):
-        pytest.skip(f"rules engine not importable: {rules.reason}")
+    assert not hasattr(rules, "reason"), f"the rules engine must load here: {getattr(rules, 'reason', '')}"
     s = make_settings(tmp_path).model_copy(update={"system": "contingency"})
     store = RollStore(s.db_path)
     with LiveServer(create_app(s, store)) as srv:
@@ -300,7 +305,7 @@ def test_table_page_with_the_real_rules_engine(tmp_path, browser):
         roll = store.page(0, 1).items[0]
         assert roll.system == "contingency" and page.locator("#summary").inner_text() == roll.adjudication["summary"]
         shot(page, "table-contingency.png", full_page=True)
-        bad = serious_violations(page)
+        bad = serious_violations(page, axe)
         assert not bad, bad
         assert not errors, errors
         ctx.close()

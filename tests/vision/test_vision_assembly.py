@@ -97,6 +97,15 @@ def test_describe_places_a_die_by_its_centre_among_the_others():
     assert describe(dice[0], [dice[0], die("d6", 1, x=0, y=100)]) == "the d20"
 
 
+@pytest.mark.parametrize(("share", "where"), [(0.3, "at left"), (0.36, "in the middle"), (0.5, "in the middle"),
+                                             (0.64, "in the middle"), (0.7, "at right")])
+def test_the_spoken_side_is_the_third_of_the_spread_a_die_lies_in(share, where):
+    """Left, middle and right are thirds of the span between the outermost dice, so a die 30 % of the
+    way across is spoken as at left, not in the middle."""
+    dice = [die("d6", 1, x=0), die("d8", 5, x=share * 1000), die("d6", 2, x=1000)]
+    assert describe(dice[1], dice) == f"the d8 {where}"
+
+
 def test_dice_the_system_cannot_take_give_an_uncertain_roll_with_the_resolvers_reason():
     roll = RollSession("contingency-action").add([die("d20", 6)])
     assert roll.status == "uncertain"

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.dice import ImageRead
+from dicecam.vision.read import Reader
+from dicecam.vision.sources import demo_paths
 
 
 def dicecam(*args, cwd=None):
@@ -27,6 +29,38 @@ def table(tmp_path):
     return path
 
 
+@pytest.fixture(scope="module")
+def settled(tmp_path_factory):
+    """The first settled frame of the bundled demo clip: real dice for the shipped reader to read."""
+    clip, meta = demo_paths()
+    at = json.loads(meta.read_text())["rolls"][0]["settled_at"]
+    cap = cv2.VideoCapture(str(clip))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, at)
+    ok, frame = cap.read()
+    cap.release()
+    assert ok, f"cannot decode frame {at} of {clip}"
+    path = tmp_path_factory.mktemp("settled") / "settled.png"
+    cv2.imwrite(str(path), frame)
+    return path
+
+
+@pytest.fixture(scope="module")
+def in_process(settled):
+    """What the reader itself says about the settled frame, on the backend the CLI is told to use."""
+    dice = Reader.load(backend="onnxruntime")(cv2.imread(str(settled)))
+    assert dice, "the shipped reader finds the demo's dice"
+    return dice
+
+
+def test_read_prints_what_the_reader_reads(settled, in_process):
+    r = dicecam("read", settled, "--backend", "onnxruntime")
+    assert r.returncode == 0, r.stderr
+    (line,) = r.stdout.splitlines()
+    read = ImageRead.model_validate_json(line)
+    assert (read.image, read.width, read.height) == (str(settled), 640, 480)
+    assert [d.model_dump() for d in read.dice] == [d.model_dump() for d in in_process]
+
+
 def test_read_prints_one_read_per_image_and_names_the_file_it_could_not_read(tmp_path, table):
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not a jpeg")
@@ -41,21 +75,46 @@ def test_read_prints_one_read_per_image_and_names_the_file_it_could_not_read(tmp
     assert "Traceback" not in r.stderr
 
 
-def test_read_takes_folders_and_an_unknown_backend_is_one_clear_line(tmp_path, table):
-    assert dicecam("read", tmp_path).returncode == 0
+def test_read_takes_folders_image_by_image_and_an_unknown_backend_is_one_clear_line(tmp_path, table, settled):
+    (tmp_path / "sub").mkdir()
+    copy = tmp_path / "sub" / "settled.png"
+    copy.write_bytes(settled.read_bytes())
+    (tmp_path / "notes.txt").write_text("not an image")
+    r = dicecam("read", tmp_path, "--backend", "onnxruntime")
+    assert r.returncode == 0, r.stderr
+    reads = [ImageRead.model_validate_json(line) for line in r.stdout.splitlines()]
+    assert [x.image for x in reads] == [str(copy), str(table)], "every image in the folder, in name order"
+    alone = ImageRead.model_validate_json(dicecam("read", settled, "--backend", "onnxruntime").stdout)
+    assert reads[0].dice == alone.dice and reads[0].dice
     r = dicecam("read", table, "--backend", "tensorflow")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "unknown backend" in r.stderr
 
 
-def test_eval_scores_a_jsonl_truth_file(tmp_path, table):
+def test_eval_scores_the_reader_against_the_truth_die_by_die(tmp_path, settled, in_process):
+    """Truth = the reader's own read, once as read and once with one die's face changed: one image of
+    two exact, one die of 2n misread, and that one misread named in the confusion list."""
+    n = len(in_process)
+    first = in_process[0]
+    other = next(v for v in first.type.faces if v != first.value)
+    wrong = [first.model_copy(update={"value": other})] + list(in_process[1:])
+    (tmp_path / "settled.png").write_bytes(settled.read_bytes())
     truth = tmp_path / "reads.jsonl"
-    truth.write_text(json.dumps({"image": table.name, "width": 640, "height": 480,
-                                 "dice": [{"type": "d6", "value": 3, "box": [300, 200, 360, 260]}]}) + "\n")
-    r = dicecam("eval", truth)
+    truth.write_text("".join(
+        ImageRead(image="settled.png", width=640, height=480, dice=dice).model_dump_json() + "\n"
+        for dice in (in_process, wrong)))
+    r = dicecam("eval", truth, "--backend", "onnxruntime")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["images"] == 1 and out["dice"] == 1
-    assert set(out) >= {"images_exact", "dice_read_right", "colour_accuracy", "per_kind", "confusion"}
+    assert (out["images"], out["unreadable"], out["images_exact"], out["dice"]) == (2, 0, 0.5, 2 * n)
+    assert out["dice_read_right"] == round((2 * n - 1) / (2 * n), 4)
+    assert out["confusion"] == [{"truth": f"{first.type.value} {other}", "read": f"{first.type.value} {first.value}",
+                                 "count": 1}]
+    kind = out["per_kind"][first.type.value]
+    same_kind = sum(d.type is first.type for d in in_process)
+    assert (kind["truth"], kind["predicted"], kind["recall"], kind["precision"]) == (2 * same_kind, 2 * same_kind, 1.0, 1.0)
+    coloured = sum(d.colour is not None for d in in_process)
+    assert out["colour_accuracy"] == (1.0 if coloured else None)
+    assert out["truth"] == str(truth)
 
 
 def test_eval_of_a_missing_truth_is_one_line_and_a_bad_line_names_its_number(tmp_path):

@@ -78,6 +78,25 @@ def test_frames_that_disagree_mark_the_die_uncertain_and_lower_its_confidence():
     assert (split.uncertain, split.confidence) == (True, pytest.approx(0.6))
 
 
+def test_a_frame_that_missed_the_die_lowers_its_confidence_not_its_certainty():
+    """Seen in two frames of three, both reading 4 at 0.9: the die stays sure (no frame disagreed),
+    but its confidence is 2/3 of 0.9."""
+    frames = [[die("d6", 4)], [], [die("d6", 4)]]
+    voted = vote(frames)[0]
+    assert (voted.value, voted.uncertain) == (4, False)
+    assert voted.confidence == pytest.approx(2 / 3 * 0.9)
+
+
+def test_two_touching_dice_stay_two_dice_through_three_frames():
+    """Two dice side by side overlap enough (IoU 1/3) to pass for one jittering die; a die already
+    matched in this frame cannot take a second reading of the same frame."""
+    left, right = die("d6", 2, x=0), die("d6", 5, x=20)
+    assert iou(left.box, right.box) >= 0.3
+    voted = vote([[left, right]] * 3)
+    assert values(voted) == [("d6", 2), ("d6", 5)]
+    assert not any(d.uncertain for d in voted)
+
+
 def test_a_large_majority_is_trusted_at_a_lower_confidence():
     voted = vote([[die("d6", 4)]] * 4 + [[die("d6", 5)]])[0]
     assert voted.value == 4
@@ -121,6 +140,13 @@ def test_boxless_readings_are_matched_by_their_place_in_the_list():
               [DieReading(type="d6", value=3), DieReading(type="d8", value=8)],
               [DieReading(type="d6", value=5), DieReading(type="d8", value=8)]]
     assert values(vote(frames)) == [("d6", 3), ("d8", 8)]
+
+
+@pytest.mark.parametrize("flag", ["cocked", "uncertain"])
+def test_a_tie_of_doubtful_frames_is_doubtful(flag):
+    """Two frames of four see the die cocked (or unsure): better to ask than to trust it."""
+    frames = [[die("d6", 4, **{flag: i < 2})] for i in range(4)]
+    assert getattr(vote(frames)[0], flag) is True
 
 
 def test_a_die_the_reader_doubted_in_most_frames_stays_uncertain():

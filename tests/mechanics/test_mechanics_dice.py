@@ -1,0 +1,112 @@
+"""Die readings: how a die is named to a person, the reading order of the dice on a table, and the
+one-line reason a validation error becomes."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ValidationError, field_validator
+
+from dicecam.mechanics.dice import DieReading, reading_order
+from dicecam.mechanics.errors import first_problem
+
+
+def die(kind: str, value: int, x: float, y: float, size: float = 40.0, **fields) -> DieReading:
+    """A die whose box has its top-left corner at (x, y)."""
+    return DieReading(type=kind, value=value, box=(x, y, x + size, y + size), **fields)
+
+
+@pytest.mark.parametrize(("spec", "label"), [
+    ("d00:30", "d00 30"), ("d00:0", "d00 00"), ("d10:0", "d10 0"), ("d6:5:Red", "red d6 5"), ("d20:20", "d20 20"),
+])
+def test_a_die_is_named_colour_kind_face_with_the_tens_die_in_two_digits(spec, label):
+    assert DieReading.parse(spec).label() == label
+
+
+def test_a_percentile_die_printed_100_reads_as_0_and_colours_are_plain_lower_case():
+    assert DieReading.parse("d00:100").value == 0
+    assert DieReading.parse("d6:3: Blue ").colour == "blue"
+    assert DieReading(type="d6", value=3, colour="  ").colour is None
+
+
+def test_reading_order_is_rows_top_first_then_left_to_right():
+    """Rows by box centre: a die a little lower than its neighbour (under half a die) shares its row."""
+    a, b, c = die("d6", 1, x=200, y=0), die("d6", 2, x=0, y=15), die("d6", 3, x=100, y=5)
+    d, e = die("d8", 4, x=150, y=100), die("d8", 5, x=10, y=110)
+    assert [x.value for x in reading_order([d, a, e, b, c])] == [2, 3, 1, 5, 4]
+
+
+def test_a_die_half_a_die_lower_starts_a_new_row():
+    high, low = die("d6", 1, x=100, y=0), die("d6", 2, x=0, y=20)
+    assert [x.value for x in reading_order([high, low])] == [1, 2]
+    just_in = die("d6", 2, x=0, y=19.9)
+    assert [x.value for x in reading_order([high, just_in])] == [2, 1]
+
+
+def test_the_smaller_die_sets_how_far_a_row_reaches():
+    """A small d4 beside a big d20: the rows are told apart by the d4's height, not the d20's."""
+    big, small = die("d20", 7, x=0, y=0, size=100), die("d4", 2, x=-200, y=60, size=20)
+    # centres 50 and 70: 20 apart, over half the d4 (10) though under half the d20 (50): two rows
+    assert [x.type.value for x in reading_order([small, big])] == ["d20", "d4"]
+    above = die("d4", 2, x=200, y=100, size=20)  # centre 110, the d20 below it at 130: two rows again
+    assert [x.type.value for x in reading_order([die("d20", 7, x=0, y=80, size=100), above])] == ["d4", "d20"]
+    level = die("d4", 2, x=200, y=45, size=20)  # centre 55: within half the d4's height
+    assert [x.type.value for x in reading_order([level, big])] == ["d20", "d4"]
+    left = die("d4", 2, x=-100, y=45, size=20)
+    assert [x.type.value for x in reading_order([big, left])] == ["d4", "d20"]
+
+
+def test_a_row_is_matched_against_its_average_centre():
+    """Three dice stepping down 8 px each share one row with the first (each within half a die of
+    the row's average centre), so they read left to right."""
+    dice = [die("d6", 1, x=300, y=0), die("d6", 2, x=200, y=8), die("d6", 3, x=100, y=16), die("d6", 4, x=0, y=24)]
+    assert [x.value for x in reading_order(dice)] == [4, 3, 2, 1]
+    far = [die("d6", 1, x=300, y=0), die("d6", 2, x=200, y=8), die("d6", 3, x=0, y=30)]
+    # the third centre (50) is 26 below the row's average (24): a new row, though 22 below its neighbour
+    assert [x.value for x in reading_order(far)] == [2, 1, 3]
+
+
+def test_dice_without_a_box_follow_the_boxed_ones_in_their_given_order():
+    loose = [DieReading(type="d6", value=6), DieReading(type="d6", value=5)]
+    boxed = [die("d6", 2, x=100, y=0), die("d6", 1, x=0, y=0)]
+    assert [x.value for x in reading_order([loose[0], boxed[0], loose[1], boxed[1]])] == [1, 2, 6, 5]
+    assert reading_order([]) == []
+
+
+class _Form(BaseModel):
+    name: str
+    size: int
+
+    @field_validator("size")
+    @classmethod
+    def _small(cls, v: int) -> int:
+        if v > 3:
+            raise ValueError("too big")
+        return v
+
+
+def test_first_problem_names_the_field_and_keeps_only_the_reason():
+    with pytest.raises(ValidationError) as e:
+        _Form(name="x", size=9)
+    assert first_problem(e.value) == ("size", "too big")
+    with pytest.raises(ValidationError) as e:
+        _Form.model_validate({"outer": 1, "size": 1}, strict=True)
+    where, why = first_problem(e.value)
+    assert where == "name" and why == "Field required"
+
+
+def test_first_problem_drops_the_skipped_parts_of_the_path():
+    class Outer(BaseModel):
+        inner: _Form
+
+    with pytest.raises(ValidationError) as e:
+        Outer(inner={"name": "x", "size": 7})
+    assert first_problem(e.value) == ("inner.size", "too big")
+    assert first_problem(e.value, skip=("inner",)) == ("size", "too big")
+
+
+def test_first_problem_of_an_error_without_details():
+    class Empty(Exception):
+        def errors(self):
+            return []
+
+    assert first_problem(Empty()) == ("", "invalid value")
