@@ -223,3 +223,45 @@ def browser():
         b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page; a script error on it fails the test; confirm() dialogs are accepted."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1100})
+    pg = ctx.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("dialog", lambda d: d.accept())
+    pg.errors = errors
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+@pytest.fixture(scope="session")
+def axe():
+    """axe-core's script; a test that scans with it is skipped before any of it runs when it is missing."""
+    if not AXE.is_file():
+        pytest.skip(f"axe-core is not installed at {AXE} (npm install --prefix .cache/npm axe-core@4)")
+    return AXE
+
+
+def serious_violations(page, axe) -> list[dict]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    page.add_script_tag(path=str(axe))
+    result = page.evaluate(
+        """async () => { const r = await axe.run(document);
+            return {passes: r.passes.length, violations: r.violations.map(v => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' :: ' + (n.failureSummary || ''))}))}; }"""
+    )
+    assert result["passes"] > 10  # the scan really ran over the page
+    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def shot(page, name, **kw):
+    """A screenshot under work/screens, to look at."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / name), **kw)
+

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import AXE, SCREENS, FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
+from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, SCREENS, make_settings, serious_violations
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Roll
 from dicecam.server.app import create_app
@@ -38,30 +38,6 @@ def live(tmp_path_factory, browser):
     store.close()
 
 
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    pg = ctx.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, errors
-
-
-def serious_violations(page) -> list[dict]:
-    if not AXE.exists():
-        pytest.skip(f"axe-core is not installed at {AXE} (npm install --prefix .cache/npm axe-core@4)")
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate(
-        """async () => { const r = await axe.run(document);
-            return {passes: r.passes.length, violations: r.violations.map(v => ({
-            id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' :: ' + (n.failureSummary || ''))}))}; }""")
-    assert result["passes"] > 10  # the scan really ran over the page
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
-
-
 def test_table_page_links_to_the_dice_page(live, page):
     page.goto(live.url + "/")
     page.get_by_role("link", name="Dice", exact=True).click()
@@ -69,7 +45,7 @@ def test_table_page_links_to_the_dice_page(live, page):
     assert page.url.endswith("/dice")
 
 
-def test_dice_page_draws_each_die_and_reads_as_a_table(live, page):
+def test_dice_page_draws_each_die_and_reads_as_a_table(live, page, axe):
     page.goto(live.url + "/dice")
     page.wait_for_function("window.__dicecamDice !== undefined")
     cards = page.locator(".die-card")
@@ -90,11 +66,11 @@ def test_dice_page_draws_each_die_and_reads_as_a_table(live, page):
     assert "no evidence of bias after 260 rolls" in white.locator(".die-verdict").inner_text()
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "dice-page.png"), full_page=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
 
 
-def test_dice_page_names_a_die_and_counts_new_rolls(live, page):
+def test_dice_page_names_a_die_and_counts_new_rolls(live, page, axe):
     page.goto(live.url + "/dice")
     page.wait_for_function("window.__dicecamDice !== undefined")
     page.get_by_label("Name the white d6").fill("Bone")
@@ -109,5 +85,5 @@ def test_dice_page_names_a_die_and_counts_new_rolls(live, page):
     page.fill("#ratio", "1")
     page.get_by_role("button", name="Test again").click()
     page.wait_for_function("document.getElementById('settings-msg').textContent.includes('ratio must differ from 1')")
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad

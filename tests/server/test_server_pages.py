@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import AXE, FRAME_DICE, SCREENS, FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
+from conftest import (FRAME_DICE, FakePipeline, FakeReader, FakeRules, LiveServer, SCREENS, make_settings,
+                      serious_violations, shot)
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
 from dicecam.server.store import RollStore
@@ -27,43 +28,6 @@ def live(tmp_path_factory, browser):
         srv.store, srv.pipeline, srv.app = store, pipeline, app
         yield srv
     store.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    pg = ctx.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
-    yield pg
-    ctx.close()
-    assert not errors, errors
-
-
-@pytest.fixture(scope="session")
-def axe():
-    """axe-core's script; a test that scans with it is skipped before any of it runs when it is missing."""
-    if not AXE.is_file():
-        pytest.skip(f"axe-core is not installed at {AXE} (npm install --prefix .cache/npm axe-core@4)")
-    return AXE
-
-
-def serious_violations(page, axe) -> list[dict]:
-    page.add_script_tag(path=str(axe))
-    result = page.evaluate(
-        """async () => { const r = await axe.run(document);
-            return {passes: r.passes.length, violations: r.violations.map(v => ({
-            id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ') + ' :: ' + (n.failureSummary || ''))}))}; }"""
-    )
-    assert result["passes"] > 10  # the scan really ran over the page
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
-
-
-def shot(page, name, **kw):
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / name), **kw)
 
 
 def wait_connected(page):
@@ -334,7 +298,7 @@ def test_history_pages_older_rolls_in(tmp_path, browser):
     store.close()
 
 
-def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page):
+def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page, axe):
     """Focus stays in the dice field (the next roll is typed there), so the verdict comes through a
     polite live region that says the dice and the summary; an error empties it."""
     page.goto(live.url + "/")
@@ -349,7 +313,7 @@ def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page):
     assert region.inner_text() == f"Entered d6 6, d6 3. {roll.adjudication['summary']}"
     assert page.evaluate("document.activeElement.id") == "manual-dice"
     shot(page, "table-entered.png", full_page=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     page.fill("#manual-dice", "d6:9")
     page.press("#manual-dice", "Enter")
@@ -357,7 +321,7 @@ def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page):
     assert region.inner_text() == ""
 
 
-def test_reader_names_the_dice_it_saw_when_a_roll_is_uncertain(live, browser):
+def test_reader_names_the_dice_it_saw_when_a_roll_is_uncertain(live, browser, axe):
     ctx = browser.new_context(viewport={"width": 1100, "height": 1000})
     page = ctx.new_page()
     page.goto(live.url + "/reader")
@@ -372,6 +336,6 @@ def test_reader_names_the_dice_it_saw_when_a_roll_is_uncertain(live, browser):
     page.wait_for_function("window.__dicecamAnnounced.length === 2")
     assert page.evaluate("window.__dicecamAnnounced")[-1] == said
     shot(page, "reader-uncertain.png", full_page=True)
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     ctx.close()

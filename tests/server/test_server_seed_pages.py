@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import AXE, SCREENS, LiveServer
+from conftest import LiveServer, SCREENS, serious_violations
 from dicecam.server.app import create_app
 from dicecam.server.settings import ServerSettings
 from dicecam.server.store import RollStore
@@ -25,28 +25,6 @@ def live(tmp_path_factory, browser):
     store.close()
 
 
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-    pg = ctx.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, errors
-
-
-def serious_violations(page) -> list[dict]:
-    if not AXE.exists():
-        pytest.skip(f"axe-core is not installed at {AXE}")
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("""async () => { const r = await axe.run(document);
-        return {passes: r.passes.length, violations: r.violations.map(v => ({id: v.id, impact: v.impact,
-        nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}))}; }""")
-    assert result["passes"] > 10
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
-
-
 def configure(page, system: str, fields: dict[str, str]):
     page.select_option("#system", system)
     for name, value in fields.items():
@@ -60,7 +38,7 @@ def manual(page, dice: str):
     page.get_by_role("button", name="Resolve").click()
 
 
-def test_contingency_target_as_a_word_on_the_page(live, page):
+def test_contingency_target_as_a_word_on_the_page(live, page, axe):
     page.goto(live.url + "/")
     page.wait_for_function("window.__dicecamEvents > 0")
     assert "Tricky 5" in page.locator("#opt-target-d").inner_text()  # the words are offered beside the field
@@ -73,10 +51,10 @@ def test_contingency_target_as_a_word_on_the_page(live, page):
     page.fill("#opt-target", "brutal")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_function("document.getElementById('config-msg').textContent.includes(\"unknown difficulty 'brutal'\")")
-    assert not serious_violations(page)
+    assert not serious_violations(page, axe)
 
 
-def test_house_games_pool_from_the_sheet_and_a_contest_on_the_page(live, page):
+def test_house_games_pool_from_the_sheet_and_a_contest_on_the_page(live, page, axe):
     page.goto(live.url + "/")
     page.wait_for_function("window.__dicecamEvents > 0")
     page.select_option("#system", "house-games")
@@ -98,7 +76,7 @@ def test_house_games_pool_from_the_sheet_and_a_contest_on_the_page(live, page):
     manual(page, "d6:6 d6:5")
     page.wait_for_function("document.getElementById('summary').textContent.startsWith('Bob wins by 3')")
     page.screenshot(path=str(SCREENS / "table-futile-contest.png"), full_page=True)
-    assert not serious_violations(page)
+    assert not serious_violations(page, axe)
 
 
 def test_the_overlay_shows_the_descriptor_with_the_target(live, page):

@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings
+from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings, serious_violations, shot
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
 from dicecam.server.store import RollStore
 from learning_reader import learning_reader
-from test_server_pages import serious_violations, shot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 RED = DieReading(type="d4", value=2, box=(100, 100, 180, 180), colour="red")
@@ -30,18 +29,6 @@ def live(tmp_path, browser):
     store.close()
 
 
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1100})
-    pg = ctx.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("dialog", lambda d: d.accept())
-    yield pg
-    ctx.close()
-    assert not errors, errors
-
-
 def _show_face(pipeline, face: int) -> None:
     """Turn the die under the camera to another face: other markings inside its box."""
     frame = pipeline.frame.copy()
@@ -49,7 +36,7 @@ def _show_face(pipeline, face: int) -> None:
     pipeline.frame = frame
 
 
-def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page):
+def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page, axe):
     live.pipeline.dice = [RED]
     page.goto(live.url + "/")
     page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows none')")
@@ -82,7 +69,7 @@ def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page):
     page.wait_for_function("document.getElementById('teach-ask').textContent.includes('is known')")
     assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1, 3: 1, 4: 1}
     assert "known: all 4 faces learnt" in page.locator("#memory-dice li[data-die='Lucky d4']").inner_text()
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     shot(page, "teach-known.png", full_page=True)
     page.click("#teach-stop")
@@ -120,7 +107,7 @@ def test_a_server_that_cannot_learn_says_why_and_hides_the_teaching(tmp_path, br
     store.close()
 
 
-def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, browser):
+def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, browser, axe):
     ctx = browser.new_context(viewport={"width": 1280, "height": 1100}, color_scheme="dark")
     page = ctx.new_page()
     live.pipeline.dice = [RED]
@@ -134,7 +121,7 @@ def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, b
     page.click("#teach-learn")  # the same face again as 2: the refusal is shown too
     page.wait_for_function("document.getElementById('teach-msg').textContent.includes('already taught')")
     assert page.locator("#teach-force").inner_text() == "Replace it: this is face 2"
-    bad = serious_violations(page)
+    bad = serious_violations(page, axe)
     assert not bad, bad
     page.locator("#teach").screenshot(path=str(__import__("conftest").SCREENS / "teach-dark.png"))
     ctx.close()
