@@ -69,7 +69,7 @@ def cli(*args, stdin=None):
         (["resolve", "contingency"], json.dumps({"image": "x", "width": 1, "height": 1, "dice": []})[:-2]
          + '{"type": "d6", "value": %s}]}\n' % HUGE, "dice #1 value: a number of 5000 digits"),
         (["resolve", "contingency", "d6:3", "d8:1", "d10:2", "--luck", "d7"], None, "bad option luck: bad die 'd7'"),
-        (["odds", "contingency", "--target", HUGE], None, "invalid int value: '999"),
+        (["odds", "contingency", "--target", HUGE], None, "bad option target: a number of 5000 digits"),
         (["serve", "--option", f"target={HUGE}", "--port", "1"], None, "bad option target: a number of 5000 digits"),
     ],
     ids=["huge die", "huge option", "huge die on stdin", "bad luck die", "huge flag", "huge serve option"],

@@ -21,7 +21,7 @@ def dicecam(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def api(tmp_path):
-    s = ServerSettings(data_dir=tmp_path / "data", system="contingency")
+    s = ServerSettings(data_dir=tmp_path / "data", system="contingency", allowed_hosts=["testserver"])
     store = RollStore(s.db_path)
     with TestClient(create_app(s, store)) as c:
         yield c
