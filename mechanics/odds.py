@@ -12,7 +12,6 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 import icepool
 from pydantic import BaseModel, ConfigDict, Field
 
-from .dice import FACES, DieType
 from .errors import LimitError
 
 # Hard cap on an odds query: every system's odds stay polynomial in the pool size,
@@ -69,12 +68,6 @@ def ladder(die: icepool.Die, names: Sequence[str]) -> list[OutcomeOdds]:
     if unknown:  # a rule produced an outcome the system does not name: a bug, not user input
         raise AssertionError(f"unnamed outcomes {sorted(unknown)}")
     return [entry(n, Fraction(die.probability(n)) if n in die else Fraction(0)) for n in names]
-
-
-def die_of(kind: DieType, face: Callable[[int], int] | None = None) -> icepool.Die:
-    """An icepool die over the faces a reading can show (d10: 0-9)."""
-    faces = FACES[kind]
-    return icepool.Die([face(v) for v in faces] if face else list(faces))
 
 
 def check_pool_size(n: int, cap: int = MAX_ODDS_POOL) -> None:

@@ -55,6 +55,17 @@ def test_the_smaller_die_sets_how_far_a_row_reaches():
     assert [x.type.value for x in reading_order([big, left])] == ["d4", "d20"]
 
 
+def test_within_a_row_boxes_that_are_not_square_read_by_their_centres():
+    """A die on its edge, or a box that takes in a shadow, is narrow and tall: left to right goes
+    by each box's centre, not by one of its edges."""
+    square = DieReading(type="d6", value=1, box=(0, 18, 40, 58))
+    tall = DieReading(type="d10", value=2, box=(45, 0, 55, 60))  # its top edge is higher, its centre to the right
+    assert [x.value for x in reading_order([tall, square])] == [1, 2]
+    narrow = DieReading(type="d10", value=3, box=(0, 0, 10, 60))  # reaches lower than the small d4 beside it
+    small = DieReading(type="d4", value=4, box=(12, 20, 32, 40))
+    assert [x.value for x in reading_order([small, narrow])] == [3, 4]
+
+
 def test_a_row_is_matched_against_its_average_centre():
     """Three dice stepping down 8 px each share one row with the first (each within half a die of
     the row's average centre), so they read left to right."""

@@ -15,6 +15,7 @@ from dicecam.mechanics.dice import FACES, DieReading, DieType
 from dicecam.mechanics.emergence import LABELS
 from dicecam.mechanics.errors import LimitError, RulesError
 from dicecam.mechanics.futile_kingdoms import odds_table
+from dicecam.mechanics.odds import MAX_ODDS_POOL, percent
 
 
 def enumerate_outcomes(system, pool, options, colours=None):
@@ -189,6 +190,32 @@ def test_every_system_odds_sum_to_one(name):
     assert sum(Fraction(o.fraction) for o in got.outcomes) == 1
     assert got.summary.endswith(".")
     assert all(0 <= o.probability <= 1 for o in [*got.outcomes, *got.events])
+
+
+def test_thirty_dice_is_the_largest_odds_query():
+    assert registry.odds("emergence", ["d10"] * MAX_ODDS_POOL).pool == ["d10"] * MAX_ODDS_POOL
+    with pytest.raises(LimitError, match=f"cap of {MAX_ODDS_POOL}"):
+        registry.odds("emergence", ["d10"] * (MAX_ODDS_POOL + 1))
+
+
+@pytest.mark.parametrize(("p", "text"), [
+    (Fraction(0), "0%"), (Fraction(1), "100%"), (Fraction(1, 2), "50.0%"), (Fraction(1, 100), "1.0%"),
+    (Fraction(3, 200), "1.5%"), (Fraction(1, 1000), "0.1%"), (Fraction(1, 30000), "0.0033%"),
+])
+def test_a_chance_of_one_percent_or_more_shows_one_decimal_and_a_smaller_one_two_figures(p, text):
+    assert percent(p) == text
+
+
+def test_contingency_odds_spend_a_d10_luck_die_whose_0_counts_10():
+    """Three d10 against 20: the middle die must count 10 (two or three 0s: 28/1000) and the
+    d10 luck die must add 10 (its 0: 1/10)."""
+    got = registry.odds("contingency", ["d10", "d10", "d10"], {"target": 20, "with_luck": True})
+    assert got.probability("success") == Fraction(28, 1000) * Fraction(1, 10)
+
+
+def test_odds_with_no_pool_roll_the_pool_the_options_give():
+    assert registry.odds("house-games", [], {"attribute": 3, "ability": 4, "difficulty": 6}).pool == ["d10"] * 7
+    assert registry.odds("house-games", [], {"pool": 2, "difficulty": 6}).pool == ["d10"] * 2
 
 
 def test_odds_caps_and_bad_pools():

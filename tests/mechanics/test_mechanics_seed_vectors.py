@@ -55,6 +55,12 @@ def test_a_d10_luck_die_showing_0_adds_10():
     assert a.dice[-1].role == "luck" and a.dice[-1].value == 0 and a.dice[-1].effective == 10
 
 
+def test_a_d10_showing_0_with_a_face_modifier_is_explained_as_10_plus_the_modifier():
+    a = roll("contingency", ["d6:2", "d8:3", "d10:0"], modifiers=[0, 0, 1], advantage=1, target=11)
+    assert (a.result_die, a.result, a.outcome) == ("d10", 11, "success")
+    assert "Dice after modifiers: d6 2, d8 3, d10 10+1=11." in a.explanation
+
+
 def test_luck_die_of_the_wrong_size_is_refused():
     with pytest.raises(RulesError, match="must be a d6"):
         roll("contingency", ["d6:3", "d8:1", "d10:9"], luck="d8:4")
