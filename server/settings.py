@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dicecam.vision.images import MAX_BYTES, MAX_PIXELS
+from dicecam.vision.teach import default_data_dir  # one data folder for every command
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
-
-
-def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "dicecam"
 
 
 def is_loopback(host: str) -> bool:

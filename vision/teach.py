@@ -29,8 +29,8 @@ SECOND_DIE_RATIO = 0.75
 
 
 def default_data_dir() -> Path:
-    """The data folder `dicecam serve` uses by default (server/settings.py says the same; the
-    reader's commands cannot import the server, which sits above them)."""
+    """The data folder every command uses by default (the server's settings take it from here:
+    the reader's commands cannot import the server, which sits above them)."""
     import os
 
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
