@@ -258,6 +258,11 @@ def test_the_summary_names_each_flagged_die_and_its_verdict():
     one = report(loaded_history()[-12:])
     assert one.summary == "No die shows evidence of bias (1 die, 12 readings)."
     assert report([]).summary == "No dice in the history yet."
+    # Two loaded dice: each named with its verdict, one sentence; equal rolls order them by name.
+    blue = [roll([f"d20:{v}:blue"]) for v in list(range(1, 21)) * 10 + [1] * 40]
+    both = report(loaded_history()[:240] + blue)
+    verdict = "face 1 comes up 4.2× as often as it should: p < 0.001"
+    assert both.summary == f"Blue d20: {verdict}; red d20: {verdict}."
 
 
 def test_the_report_judges_every_die_by_the_settings_given():
