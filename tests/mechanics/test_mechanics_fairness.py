@@ -14,7 +14,7 @@ from scipy.stats import binomtest
 
 from dicecam.mechanics.dice import DieReading, DieType
 from dicecam.mechanics.errors import RulesError
-from dicecam.mechanics.fairness import (FairnessSettings, judge, loaded_probabilities, parse_key, power_at, report,
+from dicecam.mechanics.fairness import (FairnessSettings, _p_text, judge, loaded_probabilities, parse_key, power_at, report,
                                         rolls_needed)
 from dicecam.mechanics.roll import Roll
 
@@ -157,6 +157,11 @@ def test_a_die_is_flagged_only_when_p_is_below_the_false_alarm_rate():
     at = judge(DieType.d6, values, FairnessSettings(alpha=p))  # p equal to alpha is not below it
     assert not at.flagged
     assert judge(DieType.d6, values, FairnessSettings(alpha=p * 1.0001)).flagged
+
+
+def test_a_p_value_is_written_below_0_001_only_when_it_is():
+    # No count history lands on 0.001 exactly, so the edge is checked on the wording itself.
+    assert (_p_text(0.001), _p_text(0.0009), _p_text(0.0123)) == ("p = 0.001", "p < 0.001", "p = 0.012")
 
 
 def test_a_d00_face_is_named_with_two_digits():
