@@ -129,7 +129,8 @@ def write_jpeg(path: Path, img: np.ndarray, max_bytes: int = 1_000_000) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--renders", type=Path, required=True)
-    p.add_argument("--real", type=Path, default=Path("/work/shared/datasets/real"))
+    p.add_argument("--real", type=Path, default=Path("../shared/datasets/real"),
+                   help="the shared real photos (default ../shared/datasets/real, as dicecam train --real)")
     p.add_argument("--labels", type=Path)
     p.add_argument("--realism", type=Path)
     a = p.parse_args(argv)
