@@ -14,6 +14,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 from .evaluate import evaluate, load_truth
 from .memory import DiceMemory, TeachError
 from .teach import Example, check_can_learn, examples_of
@@ -50,8 +52,6 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
             examples += examples_of(reader, items[n], str(items[n].path), None)
         except TeachError:
             continue
-    import numpy as np
-
     if examples:
         feats = reader.embed(np.stack([e.crop for e in examples]))
         for e, f in zip(examples, feats):

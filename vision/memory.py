@@ -170,11 +170,16 @@ class DiceMemory:
                 self._drop(np.arange(len(self)) == j)
         colour = colour.strip().lower() or None if colour else None
         die = die.strip() or None if die else None
-        self.features = f if not len(self) else np.concatenate([self.features, f])
-        self.crops = np.concatenate([self.crops, crop[None].astype(np.uint8)])
-        self.examples.append(Example(kind, value, colour, die, source, time.time()))
-        self._face = np.append(self._face, face)
+        self._append(f, crop[None].astype(np.uint8), [Example(kind, value, colour, die, source, time.time())],
+                     np.array([face], np.int64))
         return Taught(True)
+
+    def _append(self, features: np.ndarray, crops: np.ndarray, examples: list[Example], faces: np.ndarray) -> None:
+        """Add rows (unit features, crops, examples, face indices) together; the caller holds the lock."""
+        self.features = features if not len(self) else np.concatenate([self.features, features])
+        self.crops = np.concatenate([self.crops, crops])
+        self.examples += examples
+        self._face = np.concatenate([self._face, faces])
 
     def forget(self, die: str | None = None) -> int:
         """Forget one die (by its listing name) or, with no name, everything; returns how many
@@ -297,11 +302,8 @@ class DiceMemory:
                 flagged = int(clash.sum())
                 take = ~clash & ~held
             if take.any():
-                f = _unit(other.features[take])
-                self.features = f if not len(self) else np.concatenate([self.features, f])
-                self.crops = np.concatenate([self.crops, other.crops[take]])
-                self.examples += [e for e, t in zip(other.examples, take) if t]
-                self._face = np.concatenate([self._face, other._face[take]])
+                self._append(_unit(other.features[take]), other.crops[take],
+                             [e for e, t in zip(other.examples, take) if t], other._face[take])
             return int(take.sum()), flagged
 
 
