@@ -20,7 +20,7 @@ from .. import geometry
 from ..surfaces import surface as surface_image
 from . import faces
 from .looks import PAINTS
-from .sample import Die, Prop, Scene
+from .sample import Die, Scene
 
 MM = 0.001
 BEVEL = {"d4": 0.07, "d6": 0.16, "d8": 0.06, "d10": 0.05, "d00": 0.05, "d12": 0.05, "d20": 0.05}
@@ -237,9 +237,10 @@ class Stage:
             L.new(tc.outputs["Object"], n.inputs["Vector"])
             return n
 
-        def band(src, lo_name, hi_name, amt_name):
+        def band(src, range_name, amt_name):
+            """A clamped map range of `src` times an amount: how much of one colour shows where."""
             mr = N.new("ShaderNodeMapRange")
-            mr.name = lo_name
+            mr.name = range_name
             mr.clamp = True
             L.new(src, mr.inputs["Value"])
             mul = N.new("ShaderNodeMath")
@@ -258,21 +259,14 @@ class Stage:
 
         c1, c2, c3, speck = rgb("body"), rgb("body2"), rgb("body3"), rgb("speck")
         n1, n2 = noise("noise1"), noise("noise2")
-        _, f1 = band(n1.outputs["Fac"], "band1", None, "amt2")
-        _, f2 = band(n2.outputs["Fac"], "band2", None, "amt3")
+        _, f1 = band(n1.outputs["Fac"], "band1", "amt2")
+        _, f2 = band(n2.outputs["Fac"], "band2", "amt3")
         vor = N.new("ShaderNodeTexVoronoi")
         vor.name = "speckles"
         L.new(tc.outputs["Object"], vor.inputs["Vector"])
-        mrs = N.new("ShaderNodeMapRange")
-        mrs.name = "speck_size"
-        mrs.clamp = True
-        mrs.inputs["To Min"].default_value = 1.0
+        mrs, fs = band(vor.outputs["Distance"], "speck_size", "amt_speck")
+        mrs.inputs["To Min"].default_value = 1.0  # near a speckle's centre: full speckle colour
         mrs.inputs["To Max"].default_value = 0.0
-        L.new(vor.outputs["Distance"], mrs.inputs["Value"])
-        fs = N.new("ShaderNodeMath")
-        fs.operation = "MULTIPLY"
-        fs.name = "amt_speck"
-        L.new(mrs.outputs["Result"], fs.inputs[0])
         col = mix(c1.outputs[0], c2.outputs[0], f1.outputs[0])
         col = mix(col, c3.outputs[0], f2.outputs[0])
         col = mix(col, speck.outputs[0], fs.outputs[0])
