@@ -21,9 +21,8 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.datasets.export import read_yolo_labels, yolo_pairs
-from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, square_crop
+from dicecam.vision.crops import FACE_INDEX, KIND_OF_FACE, KINDS, square_crop
 
-KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES], np.int64)
 
 CROP_STORE_SIZE = 128
 CROP_STORE_MARGIN = 0.4

@@ -24,9 +24,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KINDS, face_name
+from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, face_name
 
-from .data import CROP_STORE_MARGIN, KIND_OF_FACE, CropSet
+from .data import CROP_STORE_MARGIN, CropSet
 from .reader_net import CompactReaderNet, FaceReaderNet
 
 MAX_ROLL = math.radians(10)

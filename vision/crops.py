@@ -27,6 +27,9 @@ def face_name(kind: str, value: int) -> str:
 # Every (kind, value) the face reader can answer, grouped by kind in KINDS order.
 FACE_CLASSES: tuple[tuple[str, int], ...] = tuple((k, v) for k in KINDS for v in FACES[DieType(k)])
 FACE_INDEX: dict[tuple[str, int], int] = {kv: i for i, kv in enumerate(FACE_CLASSES)}
+# Per face class: the index of its kind in KINDS, and its value (made once; read on every frame).
+KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES], np.int64)
+VALUE_OF_FACE = np.array([v for _, v in FACE_CLASSES], np.int64)
 
 
 def square_crop(img: np.ndarray, box: Sequence[float], margin: float = CROP_MARGIN,

@@ -20,7 +20,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import open_session
-from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KINDS, crop_batch
+from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, model_fingerprint
 
@@ -28,9 +28,6 @@ Model = Callable[[np.ndarray], list[np.ndarray]]
 # Below this joint probability a reading is flagged uncertain rather than trusted.
 UNCERTAIN_BELOW = 0.6
 COCKED_ABOVE = 0.5
-# Per face class: the detector kind it belongs to, and its value (made once, used on every frame).
-_KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES])
-_VALUE_OF_FACE = np.array([v for _, v in FACE_CLASSES], np.int64)
 
 
 def models_dir() -> Path:
@@ -122,7 +119,7 @@ class Reader:
         face_logits, colour_logits, cocked_logit = out[:3]
         face_p = _softmax(face_logits)
         # Joint belief: the detector's kind score times the face reader's (kind, value) probability.
-        joint = face_p * dets.kind_scores[:, _KIND_OF_FACE]
+        joint = face_p * dets.kind_scores[:, KIND_OF_FACE]
         joint /= np.maximum(joint.sum(1, keepdims=True), 1e-9)
         if self.memory is not None and len(self.memory) and len(out) >= 4:
             # The table's own dice: the memory's vote, trusted as far as it has close examples.
@@ -134,7 +131,7 @@ class Reader:
         colours = np.array([self.colours[i] if i < len(self.colours) else None for i in colour_p.argmax(1)], object)
         cocked = 1 / (1 + np.exp(-cocked_logit.reshape(-1))) > COCKED_ABOVE
         return dets.with_faces(
-            kind=_KIND_OF_FACE[best], value=_VALUE_OF_FACE[best],
+            kind=KIND_OF_FACE[best], value=VALUE_OF_FACE[best],
             confidence=(conf * dets.confidence).astype(np.float32), colour=colours, cocked=cocked,
             uncertain=conf < UNCERTAIN_BELOW)
 
