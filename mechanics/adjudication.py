@@ -35,3 +35,10 @@ class Adjudication(BaseModel):
     explanation: list[str] = Field(default_factory=list, title="Plain-English steps")
     summary: str = Field(title="One sentence for a screen reader")
     options: dict[str, Any] = Field(default_factory=dict, title="The options it was resolved with")
+
+
+class OtherAdjudication(Adjudication):
+    """The verdict of a system this build does not register (rules supplied from outside the registry,
+    a stored roll of a system since removed): the common fields, and whatever else it carried, kept."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")

@@ -6,7 +6,7 @@ from fractions import Fraction
 from collections import Counter
 from itertools import product
 from math import prod
-from typing import Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 from pydantic import Field, field_validator
 
@@ -14,7 +14,12 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import DiceError, RulesError
 from .odds import Odds, check_pool_size, entry, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "contingency"
 TITLE = "Contingency skill check"
@@ -44,6 +49,22 @@ def target_from(value):
     return _BY_WORD[word]
 
 
+def index_modifiers(given: list[str]) -> dict[int, int]:
+    """The command line's face modifiers, `INDEX:+N` each (repeatable, summed per index), as the
+    {index: modifier} map the modifiers option reads."""
+    out: dict[int, int] = {}
+    for m in given:
+        idx, sep, n = m.partition(":")
+        if not sep:
+            raise RulesError(f"--modifier {m!r}: write INDEX:+N, e.g. 0:+2")
+        try:
+            i, add = int(idx), int(n)
+        except ValueError:
+            raise RulesError(f"--modifier {m!r}: the index and the modifier are whole numbers, e.g. 0:+2") from None
+        out[i] = out.get(i, 0) + add
+    return out
+
+
 def _target_schema(schema: dict) -> None:
     # The page and the API docs offer the words too: a number, or one of the descriptors.
     number = {k: schema.pop(k) for k in ("type", "minimum", "maximum") if k in schema}
@@ -51,17 +72,17 @@ def _target_schema(schema: dict) -> None:
 
 
 class ContingencyOptions(SystemOptions):
-    target: int = Field(default=5, ge=1, le=40, title="Target difficulty (success when total ≥ target)",
+    target: Annotated[int, Flag(metavar="N|WORD", kind="text")] = Field(default=5, ge=1, le=40, title="Target difficulty (success when total ≥ target)",
                         description="A number or a word: Automatic 1, Very Easy 2, Easy 3, Moderate 4, Tricky 5, "
                                     "Hard 6, Difficult 7, Very Difficult 8, Improbable 9, Inconceivable 10, "
                                     "Near Impossible 11+",
                         json_schema_extra=_target_schema)
     advantage: int = Field(default=0, ge=0, le=10, title="Units of advantage")
     disadvantage: int = Field(default=0, ge=0, le=10, title="Units of disadvantage")
-    modifiers: list[int] = Field(
+    modifiers: Annotated[list[int], Flag(name="modifier", metavar="INDEX:+N", repeat=True, convert=lambda given: {"modifiers": index_modifiers(given)})] = Field(
         default_factory=list, max_length=3, title="Face modifier per die, by index of the given dice"
     )
-    luck: str | None = Field(default=None, max_length=20, title="Luck die as TYPE:VALUE, e.g. d6:4")
+    luck: Annotated[str | None, Flag(metavar="TYPE:VALUE")] = Field(default=None, max_length=20, title="Luck die as TYPE:VALUE, e.g. d6:4")
     choose_to_fail: bool = Field(default=False, title="The player chooses to fail instead of rolling")
     tie_order: Literal["asc", "desc"] = Field(default="asc", title="Equal faces sort by die size asc or desc")
     with_luck: bool = Field(default=False, title="Odds: include spending a luck die")
@@ -108,6 +129,7 @@ class ContingencyOptions(SystemOptions):
 
 
 class ContingencyAdjudication(Adjudication):
+    system: Literal["contingency"] = Field(title="System name")
     result: int | None = Field(default=None, title="Value of the result die after modifiers")
     result_die: str | None = Field(default=None, title="Type of the result die")
     luck_die: str | None = Field(default=None, title="Luck die type (the result die's size)")
@@ -298,3 +320,20 @@ def odds(pool: Sequence[DieType], opts: ContingencyOptions) -> Odds:
 
 def default_pool(opts: ContingencyOptions) -> list[DieType]:
     return [DieType.d6, DieType.d8, DieType.d10]
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """A check not yet helped by luck waits for its luck die (seed: "roll a Luck Die of the same type")."""
+    if "luck" in roll.options:
+        return None
+    return FollowUp.of(roll, "luck", joins=roll.follows or roll.id)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    """A single die thrown after a check is its luck die: the check is adjudicated again with it."""
+    if len(dice) != 1:
+        return None
+    return Join({**follow.options, "luck": f"{dice[0].type.value}:{dice[0].value}"}, again=True)
+
+
+SYSTEM = System(NAME, TITLE, ContingencyOptions, ContingencyAdjudication, resolve, odds, default_pool, follow_up, join)

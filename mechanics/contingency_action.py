@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
 
 import icepool
 from pydantic import Field
@@ -12,7 +12,12 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import LimitError, RulesError
 from .odds import FoldEvaluator, Odds, check_pool_size, entry, fold, ladder, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "contingency-action"
 TITLE = "Contingency action roll"
@@ -25,11 +30,12 @@ RESOURCE_OUTCOMES = ("depleted", "diminished", "none-removed")
 
 class ActionOptions(SystemOptions):
     zero_dice: bool = Field(default=False, title="Zero dice: roll two d8 and take the lower, no critical")
-    mode: Literal["action", "resource"] = Field(default="action", title="Action roll or resource pool roll")
-    pool_size: int | None = Field(default=None, ge=1, le=MAX_DICE, title="Resource pool size before this roll (checked)")
+    mode: Annotated[Literal["action", "resource"], Flag(hidden=True)] = Field(default="action", title="Action roll or resource pool roll")
+    pool_size: Annotated[int | None, Flag(name="pool", metavar="N", convert=lambda n: {"mode": "resource", "pool_size": n})] = Field(default=None, ge=1, le=MAX_DICE, title="Resource pool size before this roll (checked)")
 
 
 class ActionAdjudication(Adjudication):
+    system: Literal["contingency-action"] = Field(title="System name")
     highest: int | None = Field(title="The kept action die (the lower one on a zero-dice roll)")
     eights: int = Field(title="Action dice showing 8")
     level_before_cuts: str = Field(title="Outcome before pressure")
@@ -207,3 +213,20 @@ def odds(pool: Sequence[DieType], opts: ActionOptions) -> Odds:
 
 def default_pool(opts: ActionOptions) -> list[DieType]:
     return [DieType.d8, DieType.d8]
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """A resource pool shrinks roll after roll until it is depleted: the next throw is the pool that is left."""
+    adj = roll.adjudication
+    if options.get("mode") != "resource" or adj is None or adj.depleted:
+        return None
+    return FollowUp.of(roll, "pool", remaining=adj.remaining)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    # pool_size is checked against the dice thrown, so a throw of the wrong number of dice is caught.
+    return Join({**options, "mode": "resource", "pool_size": follow.remaining})
+
+
+SYSTEM = System(NAME, TITLE, ActionOptions, ActionAdjudication, resolve, odds, default_pool, follow_up, join,
+                pool_die=DieType.d8, added_dice={"pressure": DieType.d6})

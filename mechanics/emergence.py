@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
 
 from pydantic import Field, field_validator
 
@@ -11,7 +11,12 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import LimitError, RulesError
 from .odds import Odds, check_pool_size, entry, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "emergence"
 TITLE = "Emergence outcome roll"
@@ -35,7 +40,7 @@ def _suffix(n: int) -> str:
 
 class EmergenceOptions(SystemOptions):
     direction: Literal["+", "-"] = Field(default="+", title="Modifiers: + takes the highest, - the lowest")
-    rerolls: list[int] = Field(default_factory=list, max_length=MAX_DICE, title="Re-rolls of a Wyrd base, in order (0-9)")
+    rerolls: Annotated[list[int], Flag(metavar="A,B")] = Field(default_factory=list, max_length=MAX_DICE, title="Re-rolls of a Wyrd base, in order (0-9)")
 
     @field_validator("rerolls")
     @classmethod
@@ -46,6 +51,7 @@ class EmergenceOptions(SystemOptions):
 
 
 class EmergenceAdjudication(Adjudication):
+    system: Literal["emergence"] = Field(title="System name")
     result: int | None = Field(title="Outcome 1-9 (None while a Wyrd base awaits its re-roll)")
     label: str | None = Field(title="Worst ... Best")
     wyrdness: int = Field(title="Number of Wyrd zeros")
@@ -204,3 +210,32 @@ def odds(pool: Sequence[DieType], opts: EmergenceOptions) -> Odds:
 
 def default_pool(opts: EmergenceOptions) -> list[DieType]:
     return [DieType.d10]
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """A Wyrd base not yet re-rolled to a face waits for its re-roll."""
+    if roll.adjudication is None or roll.adjudication.outcome != "reroll":
+        return None
+    own = len(roll.dice) - len(roll.options.get("rerolls", []))
+    return FollowUp.of(roll, "reroll", own=own, joins=roll.follows or roll.id)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    """A single d10 thrown after a Wyrd base is its re-roll: the roll is adjudicated again with it."""
+    if len(dice) != 1 or dice[0].type is not DieType.d10:
+        return None
+    return Join({**follow.options, "rerolls": list(follow.options.get("rerolls", [])) + [dice[0].value]}, again=True)
+
+
+def arrange(dice: list[DieReading], base_colour: str | None) -> tuple[list[DieReading], str | None]:
+    """The base die is read first; a table that names the base by its colour puts that die first."""
+    if not base_colour:
+        return dice, None
+    base = next((d for d in dice if d.colour == base_colour), None)
+    if base is None:
+        return dice, f"no {base_colour} base die read — roll it with the others or correct the roll"
+    return [base] + [d for d in dice if d is not base], None
+
+
+SYSTEM = System(NAME, TITLE, EmergenceOptions, EmergenceAdjudication, resolve, odds, default_pool, follow_up, join,
+                arrange=arrange, pool_die=DieType.d10)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
-from typing import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
 
 from pydantic import Field, field_validator, model_validator
 
@@ -26,7 +26,12 @@ from .dice import DieReading, DieType
 from .errors import RulesError
 from .futile_kingdoms import contest, contest_result
 from .odds import Odds, check_pool_size, entry, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "futile-kingdoms-contest"
 TITLE = "Futile Kingdoms contest"
@@ -53,11 +58,11 @@ def throw_order(faces: Sequence[int]) -> list[int]:
 
 
 class ContestOptions(SystemOptions):
-    scores: list[int] = Field(default=[0, 0], min_length=2, max_length=MAX_PARTICIPANTS,
+    scores: Annotated[list[int], Flag(metavar="A,B")] = Field(default=[0, 0], min_length=2, max_length=MAX_PARTICIPANTS,
                               title="Each participant's score, in throwing order, e.g. 3 2")
-    names: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS,
+    names: Annotated[list[str], Flag(metavar="A,B")] = Field(default_factory=list, max_length=MAX_PARTICIPANTS,
                              title="Their names, in the same order (default A, B, C...)")
-    thrown: list[str] = Field(default_factory=list, max_length=MAX_PARTICIPANTS - 1,
+    thrown: Annotated[list[str], Flag(metavar="FACES", repeat=True)] = Field(default_factory=list, max_length=MAX_PARTICIPANTS - 1,
                               title="Dice the earlier participants threw, e.g. 4 6+5",
                               description="filled throw by throw under the camera")
     explode: bool = Field(default=False, title="Odds: every 6 is exploded (up to 4 times)")
@@ -105,6 +110,7 @@ class ContestOptions(SystemOptions):
 
 
 class ContestAdjudication(Adjudication):
+    system: Literal["futile-kingdoms-contest"] = Field(title="System name")
     participant: str = Field(title="Who threw these dice")
     result: int = Field(title="Their Result: score + d6 (+ each exploded d6 - 3)")
     may_explode: bool = Field(title="The throw ends on a 6: the participant may add another d6")
@@ -220,3 +226,23 @@ def odds(pool: Sequence[DieType], opts: ContestOptions) -> Odds:
 
 def default_pool(opts: ContestOptions) -> list[DieType]:
     return [DieType.d6]
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """Until every participant has thrown, the next throw is the next participant's (or an explosion)."""
+    if roll.adjudication is None or roll.adjudication.decided:
+        return None
+    return FollowUp.of(roll, "contest", own=0, joins=roll.follows or roll.id)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    before = list(follow.options.get("thrown", []))
+    last = Counter(d.value for d in follow.extra)
+    now = Counter(d.value for d in dice)
+    if all(d.value == 6 for d in follow.extra) and len(dice) > len(follow.extra) and not last - now:
+        # The last participant left their sixes on the table and added dice: an explosion, theirs.
+        return Join({**options, "thrown": before})
+    return Join({**options, "thrown": before + ["+".join(str(d.value) for d in follow.extra)]})
+
+
+SYSTEM = System(NAME, TITLE, ContestOptions, ContestAdjudication, resolve, odds, default_pool, follow_up, join)

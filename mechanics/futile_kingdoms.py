@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
 
 import icepool
 from pydantic import Field
@@ -12,7 +12,12 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import RulesError
 from .odds import Odds, check_pool_size, entry, ladder, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions, summed
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "futile-kingdoms"
 TITLE = "Futile Kingdoms deviation roll"
@@ -23,13 +28,14 @@ DIFFICULTY = {-6: "automatic", -5: "trivial", -4: "routine", -3: "easy", -2: "st
 
 
 class FutileOptions(SystemOptions):
-    modifier: int = Field(default=0, ge=-50, le=50, title="Sum of modifiers (R = DR + modifiers)")
+    modifier: Annotated[int, Flag(metavar="+N", repeat=True, convert=summed("modifier", "--modifier"))] = Field(default=0, ge=-50, le=50, title="Sum of modifiers (R = DR + modifiers)")
     red_colour: str = Field(default="red", min_length=1, max_length=32, title="Colour of the red die")
     white_colour: str = Field(default="white", min_length=1, max_length=32, title="Colour of the white die")
     carry: int = Field(default=0, ge=-500, le=500, title="Sum of the earlier DRs this roll explodes from")
 
 
 class FutileAdjudication(Adjudication):
+    system: Literal["futile-kingdoms"] = Field(title="System name")
     red: int = Field(title="Red die")
     white: int = Field(title="White die")
     dr: int = Field(title="Deviation roll, -5..+5")
@@ -142,3 +148,20 @@ def odds(pool: Sequence[DieType], opts: FutileOptions) -> Odds:
 
 def default_pool(opts: FutileOptions) -> list[DieType]:
     return [DieType.d6, DieType.d6]
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """A DR of ±5 may explode: the next red and white pair adds its DR to this one's."""
+    adj = roll.adjudication
+    if adj is None or not adj.may_explode:
+        return None
+    return FollowUp.of(roll, "explode", carry=int(roll.options.get("carry", 0)) + adj.dr)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    if len(dice) != 2:
+        return None
+    return Join({**options, "carry": follow.carry})
+
+
+SYSTEM = System(NAME, TITLE, FutileOptions, FutileAdjudication, resolve, odds, default_pool, follow_up, join)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 import icepool
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -12,7 +12,12 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import LimitError, RulesError
 from .odds import Odds, check_pool_size, entry, ladder, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions, summed
+from .follow_up import FollowUp, Join
+from .system import System
+
+if TYPE_CHECKING:
+    from .roll import Roll
 
 NAME = "house-games"
 TITLE = "House Games dice pool"
@@ -27,7 +32,7 @@ class HouseOptions(SystemOptions):
     ability: int | None = Field(default=None, ge=0, le=10, title="Ability ranks (0: none, difficulty +1)",
                                 description="e.g. Computer 5; 0 means no ranks: roll the attribute alone at +1")
     difficulty: int = Field(default=6, ge=1, le=20, title="Base difficulty before the other modifiers")
-    modifier: int = Field(default=0, ge=-10, le=10, title="Situational difficulty modifier")
+    modifier: Annotated[int, Flag(metavar="+N", repeat=True, convert=summed("modifier", "--modifier"))] = Field(default=0, ge=-10, le=10, title="Situational difficulty modifier")
     no_ability: bool = Field(default=False, title="Rolling without the ability (+1)")
     secondary: bool = Field(default=False, title="A relevant secondary ability (-1 in combat, -2 out)")
     combat: bool = Field(default=False, title="A combat roll (floor 3 instead of 2)")
@@ -37,10 +42,10 @@ class HouseOptions(SystemOptions):
     opponent_difficulty: int = Field(default=6, ge=2, le=9, title="Contested: the defender's difficulty")
     opponent_colour: str | None = Field(default=None, max_length=32, title="Contested: the defender's dice colour",
                                         description="the defender throws dice of this colour with the actor's")
-    prior_successes: int = Field(default=0, ge=-100, le=100, title="Extended or teamwork: net successes so far")
+    prior_successes: Annotated[int, Flag(name="prior", metavar="N")] = Field(default=0, ge=-100, le=100, title="Extended or teamwork: net successes so far")
     extended: bool = Field(default=False, title="Extended or teamwork: each throw adds to the last",
                            description="the camera adds each throw's successes to the running total")
-    split: list[int] = Field(default_factory=list, max_length=4,
+    split: Annotated[list[int], Flag(metavar="A,B")] = Field(default_factory=list, max_length=4,
                              title="Split: the pools of the actions taken at once, e.g. 7 6",
                              description="the lower pool is divided between the actions; one throw, read left to right")
 
@@ -102,6 +107,7 @@ class SplitAction(BaseModel):
 
 
 class HouseAdjudication(Adjudication):
+    system: Literal["house-games"] = Field(title="System name")
     difficulty: int = Field(title="Final difficulty (2-9)")
     dice_lost: int = Field(title="Dice the pool loses to a difficulty above 9")
     dice_rolled: int = Field(title="Dice counted for the roller")
@@ -397,3 +403,18 @@ def split_pool(pools: Sequence[int], actions: int) -> list[int]:
 def default_pool(opts: HouseOptions) -> list[DieType]:
     """The character's pool when the options give it (attribute + ability, or pool), else 5 dice."""
     return [DieType.d10] * (opts.dice_pool or 5)
+
+
+def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
+    """Extended or teamwork rolls: each throw adds its net successes to the running total."""
+    if not options.get("extended") or roll.adjudication is None:
+        return None
+    return FollowUp.of(roll, "extend", carry=roll.adjudication.total_successes)
+
+
+def join(follow: FollowUp, dice: Sequence[DieReading], options: Mapping[str, Any]) -> Join | None:
+    return Join({**options, "prior_successes": follow.carry})
+
+
+SYSTEM = System(NAME, TITLE, HouseOptions, HouseAdjudication, resolve, odds, default_pool, follow_up, join,
+                pool_die=DieType.d10)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Sequence
+from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -12,7 +12,8 @@ from .adjudication import Adjudication, RolledDie
 from .dice import DieReading, DieType
 from .errors import RulesError
 from .odds import Odds, entry, percent
-from .options import SystemOptions
+from .options import Flag, SystemOptions
+from .system import System
 
 MAX_ROWS = 1000
 TABLE_DICE = ("d4", "d6", "d8", "d10", "d12", "d20", "d100")
@@ -34,9 +35,9 @@ class TableRow(BaseModel):
 
 
 class TableOptions(PercentileOptions):
-    die: str = Field(default="d6", title="The die named in the first column header")
-    title: str = Field(default="", max_length=200, title="Table title")
-    rows: list[TableRow] = Field(default_factory=list, max_length=MAX_ROWS, title="Rows: a value or range and a result")
+    die: Annotated[str, Flag(hidden=True)] = Field(default="d6", title="The die named in the first column header")
+    title: Annotated[str, Flag(hidden=True)] = Field(default="", max_length=200, title="Table title")
+    rows: Annotated[list[TableRow], Flag(name="table", metavar="FILE", reads_file=True, convert=lambda text: parse_table_text(text))] = Field(default_factory=list, max_length=MAX_ROWS, title="Rows: a value or range and a result")
 
     @model_validator(mode="after")
     def _covers(self):
@@ -54,18 +55,21 @@ class TableOptions(PercentileOptions):
 
 
 class PercentileAdjudication(Adjudication):
+    system: Literal["percentile"] = Field(title="System name")
     result: int = Field(title="Percentile 0-99 (00 and 0 make 0)")
     tens: int = Field(title="Tens die")
     ones: int = Field(title="Ones die")
 
 
 class ChanceAdjudication(PercentileAdjudication):
+    system: Literal["chance"] = Field(title="System name")
     percent: int = Field(title="Chance in percent")
     threshold: int = Field(title="Roll at least this (100 - percent)")
     happens: bool = Field(title="The event happens")
 
 
 class TableAdjudication(Adjudication):
+    system: Literal["table"] = Field(title="System name")
     result: int = Field(title="The roll looked up")
     row: int | None = Field(title="Row number (1-based), None when no row matches")
     text: str | None = Field(title="The row's result")
@@ -235,3 +239,52 @@ def parse_range(text: str) -> tuple[int, int]:
     if m.group(1).strip() == "00" and m.group(2) is None:
         lo = hi = 100
     return lo, hi
+
+
+def parse_table_text(text: str) -> dict[str, Any]:
+    """A table: optional '# Title', then a header row whose first cell is a die (d6, d100, d%),
+    then rows `value-or-range | result`. Cells split on '|', tabs or commas (the header decides)."""
+    title = ""
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    body: list[str] = []
+    for ln in lines:
+        s = ln.strip()
+        if not s:
+            continue
+        if s.startswith("#") and not body:
+            title = s.lstrip("#").strip()
+            continue
+        body.append(s)
+    if not body:
+        raise RulesError("the table file has no header row")
+    head = body[0]
+    sep = "|" if "|" in head else "\t" if "\t" in head else ","
+
+    def cells(s: str) -> list[str]:
+        if sep == "|":
+            s = s.strip().strip("|")
+        return [c.strip() for c in s.split(sep)]
+
+    die = cells(head)[0].lower().replace("d%", "d100")
+    if die.startswith("1d"):
+        die = die[1:]
+    if die not in TABLE_DICE:
+        raise RulesError(f"the first column header must be a die ({', '.join(TABLE_DICE)}), not {cells(head)[0]!r}")
+    rows = []
+    for s in body[1:]:
+        cs = cells(s)
+        if all(set(c) <= set("-:= ") for c in cs):
+            continue  # a markdown separator row
+        if len(cs) < 2:
+            raise RulesError(f"table row {s!r} needs a value and a result")
+        lo, hi = parse_range(cs[0])
+        rows.append({"low": lo, "high": hi, "text": " | ".join(c for c in cs[1:] if c)})
+    return {"die": die, "title": title, "rows": rows}
+
+
+PERCENTILE = System("percentile", "Percentile roll (d00 + d10)", PercentileOptions, PercentileAdjudication,
+                    resolve_percentile, odds_percentile, default_pool)
+CHANCE = System("chance", "Percentage chance", ChanceOptions, ChanceAdjudication, resolve_chance, odds_chance,
+                default_pool)
+TABLE = System("table", "Random table look-up", TableOptions, TableAdjudication, resolve_table, odds_table,
+               default_table_pool)

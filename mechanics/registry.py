@@ -1,78 +1,53 @@
-"""The rules engine's public API: every system by its CLI/API name, resolve, odds, options schema.
+"""The rules engine's public API: every system by its CLI/API name, resolve, odds, options schema,
+and the verdict type of any system (`AnyAdjudication`, a union discriminated on `system`).
 
-The server, the live pipeline and the CLI all call these; a system module stays pure and typed.
+The server, the live pipeline and the CLI all call these; each system module builds its own `System`
+record (system.py), so adding a system is a module and one line in SYSTEMS below.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Annotated, Any, Mapping, Sequence, Union
 
-from pydantic import BaseModel
+from pydantic import BeforeValidator, Discriminator, Tag
 
 from . import contingency, contingency_action, emergence, futile_contest, futile_kingdoms, house_games, percentile
-from .adjudication import Adjudication
-from .dice import DieReading, DieType, parse_type
-from .errors import LimitError, UnknownSystemError
+from .adjudication import Adjudication, OtherAdjudication
+from .dice import DieReading, DieType
+from .errors import UnknownSystemError
+from .odds import Odds, OutcomeOdds
+from .system import MAX_RESOLVE_DICE, System
 
-# No system reads more dice than this in one roll; the systems' own caps are tighter.
-MAX_RESOLVE_DICE = 100
-from .odds import Odds, OutcomeOdds, check_pool_size
-from .options import SystemOptions, validate_options
-
-__all__ = ["SYSTEMS", "System", "Odds", "OutcomeOdds", "resolve", "odds", "options_schema", "get", "parse_options"]
-
-
-@dataclass(frozen=True)
-class System:
-    name: str
-    title: str
-    Options: type[SystemOptions]
-    _resolve: Callable[[Sequence[DieReading], Any], Adjudication]
-    _odds: Callable[[Sequence[DieType], Any], Odds]
-    _default_pool: Callable[[Any], list[DieType]]
-    needs_rows: bool = False  # table: options must carry parsed rows
-
-    def options(self, options: Mapping[str, Any] | BaseModel | None = None) -> SystemOptions:
-        return validate_options(self.Options, options)
-
-    def resolve(self, dice: Sequence[DieReading], options: SystemOptions | Mapping[str, Any] | None = None) -> Adjudication:
-        if len(dice) > MAX_RESOLVE_DICE:
-            raise LimitError(f"{len(dice)} dice is over the cap of {MAX_RESOLVE_DICE} for one roll")
-        return self._resolve(list(dice), self.options(options))
-
-    def odds(self, pool: Sequence[DieType | str], options: SystemOptions | Mapping[str, Any] | None = None) -> Odds:
-        check_pool_size(len(pool))
-        kinds = [k if isinstance(k, DieType) else parse_type(str(k)) for k in pool]
-        return self._odds(kinds, self.options(options))
-
-    def default_pool(self, options: SystemOptions | Mapping[str, Any] | None = None) -> list[DieType]:
-        return self._default_pool(self.options(options))
-
+__all__ = ["SYSTEMS", "System", "Odds", "OutcomeOdds", "AnyAdjudication", "MAX_RESOLVE_DICE", "resolve", "odds",
+           "options_schema", "get"]
 
 SYSTEMS: dict[str, System] = {
     s.name: s
-    for s in (
-        System(contingency.NAME, contingency.TITLE, contingency.ContingencyOptions, contingency.resolve,
-               contingency.odds, contingency.default_pool),
-        System(contingency_action.NAME, contingency_action.TITLE, contingency_action.ActionOptions,
-               contingency_action.resolve, contingency_action.odds, contingency_action.default_pool),
-        System(house_games.NAME, house_games.TITLE, house_games.HouseOptions, house_games.resolve,
-               house_games.odds, house_games.default_pool),
-        System(emergence.NAME, emergence.TITLE, emergence.EmergenceOptions, emergence.resolve, emergence.odds,
-               emergence.default_pool),
-        System(futile_kingdoms.NAME, futile_kingdoms.TITLE, futile_kingdoms.FutileOptions, futile_kingdoms.resolve,
-               futile_kingdoms.odds, futile_kingdoms.default_pool),
-        System(futile_contest.NAME, futile_contest.TITLE, futile_contest.ContestOptions, futile_contest.resolve,
-               futile_contest.odds, futile_contest.default_pool),
-        System("percentile", "Percentile roll (d00 + d10)", percentile.PercentileOptions,
-               percentile.resolve_percentile, percentile.odds_percentile, percentile.default_pool),
-        System("chance", "Percentage chance", percentile.ChanceOptions, percentile.resolve_chance,
-               percentile.odds_chance, percentile.default_pool),
-        System("table", "Random table look-up", percentile.TableOptions, percentile.resolve_table,
-               percentile.odds_table, percentile.default_table_pool, needs_rows=True),
-    )
+    for s in (contingency.SYSTEM, contingency_action.SYSTEM, house_games.SYSTEM, emergence.SYSTEM,
+              futile_kingdoms.SYSTEM, futile_contest.SYSTEM, percentile.PERCENTILE, percentile.CHANCE, percentile.TABLE)
 }
+
+
+
+def _system_of(verdict: Any) -> str:
+    name = verdict.get("system") if isinstance(verdict, dict) else getattr(verdict, "system", None)
+    return name if name in SYSTEMS else "other"
+
+
+def _unregistered_as_fields(verdict: Any) -> Any:
+    # A verdict object of an unregistered system becomes its fields, for OtherAdjudication to take.
+    if isinstance(verdict, Adjudication) and _system_of(verdict) == "other":
+        return verdict.model_dump()
+    return verdict
+
+
+# Any system's verdict, told apart by its `system` name: what a Roll, an event and the API carry.
+AnyAdjudication = Annotated[
+    Union[tuple(Annotated[s.Adjudication, Tag(s.name)] for s in SYSTEMS.values())
+          + (Annotated[OtherAdjudication, Tag("other")],)],
+    Discriminator(_system_of),
+    BeforeValidator(_unregistered_as_fields),
+]
 
 
 def get(system: str) -> System:
@@ -80,10 +55,6 @@ def get(system: str) -> System:
         return SYSTEMS[system]
     except KeyError:
         raise UnknownSystemError(f"unknown system {system!r} (known: {', '.join(SYSTEMS)})") from None
-
-
-def parse_options(system: str, options: Mapping[str, Any] | None = None) -> SystemOptions:
-    return get(system).options(options)
 
 
 def resolve(system: str, dice: Sequence[DieReading], options: Mapping[str, Any] | None = None) -> Adjudication:

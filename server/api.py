@@ -15,11 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics import fairness
 from dicecam.mechanics.errors import DicecamError, first_problem
-from dicecam.mechanics.roll import Event, Roll
+from dicecam.mechanics.odds import Odds
+from dicecam.mechanics.roll import CameraStatus, Event, Roll, TableConfig
 from dicecam.vision.images import decode_image
 
 from .contract import CSVResponse, Die, JPEGResponse, JSONRoute, answers
-from .events import Broker, event_json
+from .events import Broker
+from .rulebook import SystemInfo
 from .table import Table
 from .video import jpeg
 
@@ -87,6 +89,14 @@ class DieNameRequest(BaseModel):
 
 class DieNames(BaseModel):
     names: dict[str, str] = Field(title="Names by TYPE:COLOUR key")
+
+
+class Health(BaseModel):
+    ok: bool = Field(title="The server answers")
+    camera: CameraStatus
+    rolls: int = Field(title="Rolls stored")
+    notices: list[str] = Field(title="Start-up problems the page shows")
+    clients: int = Field(title="Pages connected to the event stream")
 
 
 # -- dependencies --------------------------------------------------------------
@@ -218,20 +228,21 @@ def name_die(body: DieNameRequest, table: TableDep):
 
 
 # -- rules -----------------------------------------------------------------------
-@router.get("/systems", summary="The rule systems and their options' JSON schemas", tags=["rules"])
-def systems(table: TableDep) -> list[dict[str, Any]]:
+@router.get("/systems", response_model=list[SystemInfo], summary="The rule systems and their options' JSON schemas",
+            tags=["rules"])
+def systems(table: TableDep) -> list[SystemInfo]:
     allowed = table.settings.systems
-    return [s for s in table.rules.systems() if not allowed or s["name"] in allowed]
+    return [s for s in table.rules.systems() if not allowed or s.name in allowed]
 
 
-@router.get("/config", summary="The configured system, options and pool", tags=["config"])
-def get_config(table: TableDep) -> dict[str, Any]:
+@router.get("/config", response_model=TableConfig, summary="The configured system, options and pool", tags=["config"])
+def get_config(table: TableDep) -> TableConfig:
     return table.config()
 
 
-@router.put("/config", dependencies=Write, summary="Choose the system and its options", tags=["config"],
+@router.put("/config", response_model=TableConfig, dependencies=Write, summary="Choose the system and its options", tags=["config"],
             responses={**WRITE_ANSWERS, **answers(413)})
-def put_config(body: ConfigRequest, table: TableDep) -> dict[str, Any]:
+def put_config(body: ConfigRequest, table: TableDep) -> TableConfig:
     """Validated against the system's options; the live pipeline adjudicates the next roll with it."""
     allowed = table.settings.systems
     if allowed and body.system not in allowed:
@@ -239,13 +250,13 @@ def put_config(body: ConfigRequest, table: TableDep) -> dict[str, Any]:
     return table.configure(body.system, body.options, body.pool)
 
 
-@router.get("/odds", summary="Odds of the configured roll", tags=["rules"])
-def odds_configured(table: TableDep) -> dict[str, Any]:
+@router.get("/odds", response_model=Odds, summary="Odds of the configured roll", tags=["rules"])
+def odds_configured(table: TableDep) -> Odds:
     return table.rules.odds(table.system, table.pool, table.options)
 
 
-@router.post("/odds", summary="Odds of any roll", tags=["rules"], responses=answers(413))
-def odds(body: OddsRequest, table: TableDep) -> dict[str, Any]:
+@router.post("/odds", response_model=Odds, summary="Odds of any roll", tags=["rules"], responses=answers(413))
+def odds(body: OddsRequest, table: TableDep) -> Odds:
     options = table.rules.check_options(body.system, body.options)
     pool = body.pool or table.rules.default_pool(body.system, options)
     return table.rules.odds(body.system, pool, options)
@@ -329,8 +340,8 @@ async def video(table: TableDep, frames: int | None = Query(None, ge=1, le=1_000
 
 
 # -- events ---------------------------------------------------------------------
-def _sse(event: Event) -> str:
-    return f"id: {event.id}\nevent: {event.type}\ndata: {event_json(event)}\n\n"
+def _sse(broker: Broker, event: Event) -> str:
+    return f"id: {event.id}\nevent: {event.type}\ndata: {broker.json(event)}\n\n"
 
 
 @router.get("/events", summary="Events as Server-Sent Events (snapshot first)", tags=["events"],
@@ -346,7 +357,7 @@ async def events_sse(request: Request):
 
     async def stream():
         try:
-            yield _sse(table.snapshot())
+            yield _sse(broker, table.snapshot())
             while True:
                 try:
                     ev = await asyncio.wait_for(client.next(), 15)
@@ -355,7 +366,7 @@ async def events_sse(request: Request):
                     continue
                 if ev is None:
                     return
-                yield _sse(ev)
+                yield _sse(broker, ev)
         finally:
             broker.disconnect(client)
 
@@ -400,7 +411,7 @@ async def events_ws(websocket: WebSocket):
                 else:
                     await websocket.close(code=1013, reason="too slow: reconnect for a fresh snapshot")
                 return
-            await websocket.send_text(event_json(ev))
+            await websocket.send_text(broker.json(ev))
     except (WebSocketDisconnect, RuntimeError):
         return
     finally:
@@ -408,7 +419,7 @@ async def events_ws(websocket: WebSocket):
         broker.disconnect(client)
 
 
-@router.get("/health", summary="Server, camera and rules status", tags=["config"])
-def health(table: TableDep, request: Request) -> dict[str, Any]:
-    return {"ok": True, "camera": table.camera, "rolls": table.store.count(), "notices": table.notices,
-            "clients": request.app.state.broker.client_count}
+@router.get("/health", response_model=Health, summary="Server, camera and rules status", tags=["config"])
+def health(table: TableDep, request: Request) -> Health:
+    return Health(ok=True, camera=table.camera, rolls=table.store.count(), notices=table.notices,
+                  clients=request.app.state.broker.client_count)

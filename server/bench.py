@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dicecam.mechanics.dice import DieReading
+from dicecam.mechanics.registry import resolve
 from dicecam.mechanics.roll import Event, Roll
 
 from .events import make_event
@@ -26,12 +27,10 @@ from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
 def _roll_event(i: int) -> Event:
     dice = [DieReading(type="d6", value=1 + i % 6), DieReading(type="d8", value=1 + (i * 3) % 8),
             DieReading(type="d10", value=(i * 7) % 10)]
-    adj = {"system": "bench", "outcome": ("success", "failure", "critical", "disaster")[i % 4],
-           "dice": [d.model_dump(mode="json") for d in dice], "explanation": [f"Bench roll {i}."],
-           "summary": f"Bench roll {i}.", "options": {}}
+    adj = resolve("contingency", dice, {"target": 1 + i % 12})
     roll = Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status="settled",
-                system="bench", dice=dice, adjudication=adj)
-    return make_event("roll.settled", roll.model_dump(mode="json"))
+                system="contingency", options=adj.options, dice=dice, adjudication=adj)
+    return make_event("roll.settled", roll)
 
 
 def _make_app(tmp: Path):

@@ -1,6 +1,7 @@
 """CLI commands `dicecam resolve` and `dicecam odds` (the rules engine), and the odds benchmark.
 
-register() imports nothing heavy; the handlers import the rules engine when they run.
+The option flags are generated from each system's options model (mechanics/options.py), so a new
+system's options reach the command line without an edit here.
 """
 
 from __future__ import annotations
@@ -11,79 +12,56 @@ import sys
 import time
 from typing import Any, Iterable
 
+from pydantic import ValidationError
+
+from dicecam.mechanics import registry
+from dicecam.mechanics.dice import DieReading, ImageRead, parse_dice, parse_type
 from dicecam.mechanics.errors import DiceError, LimitError, RulesError, first_problem, parse_int
+from dicecam.mechanics.options import CliFlag
 
 MAX_TABLE_BYTES = 1_000_000
 MAX_STDIN_LINES = 10_000
 
-# Which flags each system accepts; anything else given is a mistake the user should hear about.
-SYSTEM_FLAGS = {
-    "contingency": {"target", "advantage", "disadvantage", "modifier", "luck", "choose_to_fail", "tie_order", "with_luck"},
-    "contingency-action": {"zero_dice", "pool"},
-    "house-games": {"difficulty", "modifier", "no_ability", "secondary", "combat", "failed_attempts", "pool",
-                    "opponent_dice", "opponent_difficulty", "prior", "attribute", "ability", "opponent_colour",
-                    "extended", "split"},
-    "emergence": {"direction", "rerolls"},
-    "futile-kingdoms": {"modifier", "red_colour", "white_colour", "carry"},
-    "futile-kingdoms-contest": {"scores", "names", "thrown", "explode"},
-    "percentile": {"tens_colour"},
-    "chance": {"tens_colour", "percent"},
-    "table": {"tens_colour", "table"},
-}
-ALL_FLAGS = sorted(set().union(*SYSTEM_FLAGS.values()))
+def _flags() -> dict[str, list[tuple[str, CliFlag]]]:
+    """Every system's flags by flag name: (system, flag) for each system that has it."""
+    by_name: dict[str, list[tuple[str, CliFlag]]] = {}
+    for name, system in registry.SYSTEMS.items():
+        for flag in system.flags():
+            by_name.setdefault(flag.name, []).append((name, flag))
+    return by_name
 
 
 def add_option_flags(p: argparse.ArgumentParser, *, odds: bool) -> None:
-    g = p.add_argument_group("contingency")
-    g.add_argument("--target", metavar="N|WORD", help="target difficulty, a number or the seed's word: Tricky, 'very difficult'... (default 5)")
-    g.add_argument("--advantage", type=int, help="units of advantage")
-    g.add_argument("--disadvantage", type=int, help="units of disadvantage")
-    g.add_argument("--modifier", action="append", metavar="M",
-                   help="contingency: INDEX:+N face modifier (repeatable); house-games, futile-kingdoms: +N")
-    g.add_argument("--luck", metavar="TYPE:VALUE", help="the luck die, e.g. d6:4")
-    g.add_argument("--choose-to-fail", action="store_true", default=None, help="the player chooses to fail")
-    g.add_argument("--tie-order", choices=("asc", "desc"), help="equal faces sort by die size (default asc)")
-    g.add_argument("--with-luck", action="store_true", default=None, help="odds: spend a luck die")
-    g = p.add_argument_group("contingency-action")
-    g.add_argument("--zero-dice", action="store_true", default=None, help="two d8, take the lower, no critical")
-    g.add_argument("--pool", type=int, metavar="N",
-                   help="contingency-action: a resource pool roll of N d8; house-games: the pool before dice lost to difficulty")
+    """Each system's option flags, generated from its options model, in a group per system. A flag two
+    systems share (--modifier, --pool) is declared once, with each system's meaning in its help."""
+    groups: dict[str, Any] = {}
+    for name, uses in _flags().items():
+        kinds = {(f.kind, f.repeat) for _, f in uses}
+        if len(kinds) > 1:  # a programming error in an options model, caught by the CLI's own tests
+            raise TypeError(f"--{name} means different kinds of value in {', '.join(s for s, _ in uses)}")
+        system, flag = uses[0]
+        helps = {f.help for _, f in uses}
+        text = flag.help if len(helps) == 1 else "; ".join(f"{s}: {f.help}" for s, f in uses)
+        g = groups.get(system) or groups.setdefault(system, p.add_argument_group(system))
+        kw: dict[str, Any] = {"dest": name, "help": text}
+        if flag.kind == "switch":
+            kw.update(action="store_true", default=None)
+        else:
+            kw.update(metavar=flag.metavar or ("N" if flag.kind == "int" else name.split("_")[-1].upper()))
+            if flag.repeat:
+                kw["action"] = "append"
+            if flag.kind == "int":
+                kw["type"] = int
+            if flag.choices:
+                kw["choices"], kw["metavar"] = flag.choices, None
+        g.add_argument(flag.option, **kw)
     if odds:
-        g.add_argument("--pressure", type=int, default=0, metavar="N", help="add N d6 pressure dice to the pool")
-    g = p.add_argument_group("house-games")
-    g.add_argument("--attribute", type=int, metavar="N", help="the attribute's dots: the pool is attribute + ability")
-    g.add_argument("--ability", type=int, metavar="N", help="the ability's ranks (0: none, difficulty +1)")
-    g.add_argument("--difficulty", type=int, help="base difficulty before modifiers (default 6)")
-    g.add_argument("--no-ability", action="store_true", default=None, help="no ranks in the ability (+1)")
-    g.add_argument("--secondary", action="store_true", default=None, help="secondary ability (-1 combat, -2 out)")
-    g.add_argument("--combat", action="store_true", default=None, help="a combat roll")
-    g.add_argument("--failed-attempts", type=int, metavar="N", help="earlier failed attempts (+1 each)")
-    g.add_argument("--opponent-dice", type=int, metavar="N", help="contested: the last N dice are the defender's")
-    g.add_argument("--opponent-difficulty", type=int, metavar="N", help="contested: the defender's difficulty")
-    g.add_argument("--opponent-colour", metavar="C", help="contested: the defender's dice are this colour")
-    g.add_argument("--prior", type=int, metavar="N", help="extended/teamwork: net successes so far")
-    g.add_argument("--extended", action="store_true", default=None,
-                   help="extended/teamwork: stdin rolls (and the camera's throws) add up")
-    g.add_argument("--split", metavar="A,B", help="split: the pools of the actions taken at once, e.g. 7,6")
-    if odds:
-        g.add_argument("--dice", type=int, metavar="N", help="a pool of N of the system's dice (d10 for house-games)")
-    g = p.add_argument_group("emergence")
-    g.add_argument("--direction", choices=("+", "-"), help="+ takes the highest, - the lowest")
-    g.add_argument("--rerolls", metavar="A,B", help="re-rolls of a Wyrd base, in order, e.g. 0,3")
-    g = p.add_argument_group("futile-kingdoms")
-    g.add_argument("--red-colour", metavar="C", help="colour of the red die (default red)")
-    g.add_argument("--white-colour", metavar="C", help="colour of the white die (default white)")
-    g.add_argument("--carry", type=int, metavar="N", help="sum of the earlier DRs this roll explodes from")
-    g = p.add_argument_group("futile-kingdoms-contest")
-    g.add_argument("--scores", metavar="A,B", help="each participant's score in throwing order, e.g. 3,2")
-    g.add_argument("--names", metavar="A,B", help="their names in the same order, e.g. Ann,Bob")
-    g.add_argument("--thrown", action="append", metavar="FACES",
-                   help="an earlier participant's d6 faces, e.g. 4 or 6+5 (repeatable, in order)")
-    g.add_argument("--explode", action="store_true", default=None, help="odds: every 6 is exploded")
-    g = p.add_argument_group("percentile, chance, table")
-    g.add_argument("--tens-colour", metavar="C", help="colour of the d10 read as tens (two plain d10s)")
-    g.add_argument("--percent", type=int, metavar="X", help="chance: X %% happens on a roll of 100 - X or more")
-    g.add_argument("--table", metavar="FILE", help="table: a table file whose first column header is a die")
+        g = p.add_argument_group("odds")
+        dice_of = ", ".join(f"{s.pool_die.value} for {n}" for n, s in registry.SYSTEMS.items() if s.pool_die)
+        g.add_argument("--dice", type=int, metavar="N", help=f"a pool of N of the system's dice ({dice_of})")
+        for n, s in registry.SYSTEMS.items():
+            for role, die in s.added_dice.items():
+                g.add_argument(f"--{role}", type=int, default=0, metavar="N", help=f"{n}: add N {die.value} {role} dice")
     p.add_argument("--options", metavar="JSON", help="options as a JSON object (merged under the flags)")
     p.add_argument("--json", action="store_true", help="print one JSON object per result")
 
@@ -105,18 +83,11 @@ def register(subparsers) -> None:
     o.set_defaults(handler=run_odds)
 
 
-def _int(text: str, what: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise RulesError(f"{what} must be a whole number, not {text!r}") from None
-
-
 def options_from_args(system: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The system's options dict from the flags given (a flag for another system is an error)."""
-    allowed = SYSTEM_FLAGS[system]
-    given = [f for f in ALL_FLAGS if getattr(args, f, None) is not None]
-    wrong = [f for f in given if f not in allowed]
+    """The system's options dict from the flags given (a flag of another system is an error)."""
+    own = {f.name: f for f in registry.get(system).flags()}
+    given = [name for name in _flags() if getattr(args, name, None) is not None]
+    wrong = [name for name in given if name not in own]
     if wrong:
         raise RulesError(f"--{wrong[0].replace('_', '-')} does not apply to {system}")
     opts: dict[str, Any] = {}
@@ -128,108 +99,25 @@ def options_from_args(system: str, args: argparse.Namespace) -> dict[str, Any]:
         if not isinstance(extra, dict):
             raise RulesError("--options must be a JSON object")
         opts.update(extra)
-    simple = {"target", "advantage", "disadvantage", "luck", "choose_to_fail", "tie_order", "with_luck", "zero_dice",
-              "difficulty", "no_ability", "secondary", "combat", "failed_attempts", "opponent_dice",
-              "opponent_difficulty", "attribute", "ability", "opponent_colour", "extended", "explode", "direction", "red_colour", "white_colour", "carry", "tens_colour", "percent"}
-    for f in given:
-        if f in simple:
-            opts[f] = getattr(args, f)
-    if args.modifier is not None:
-        if system == "contingency":
-            mods = [0, 0, 0]
-            for m in args.modifier:
-                idx, sep, n = m.partition(":")
-                if not sep:
-                    raise RulesError(f"--modifier {m!r}: write INDEX:+N, e.g. 0:+2")
-                i = _int(idx, "a modifier index")
-                if not 0 <= i <= 2:
-                    raise RulesError(f"--modifier index {i} is not 0, 1 or 2")
-                mods[i] += _int(n, "a modifier")
-            opts["modifiers"] = mods
-        else:
-            opts["modifier"] = sum(_int(m, "--modifier") for m in args.modifier)
-    if args.pool is not None:
-        if system == "contingency-action":
-            opts["mode"], opts["pool_size"] = "resource", args.pool
-        else:
-            opts["pool"] = args.pool
-    if args.prior is not None:
-        opts["prior_successes"] = args.prior
-    if args.scores is not None:
-        opts["scores"] = [_int(x, "a score") for x in args.scores.split(",") if x.strip()]
-    if args.names is not None:
-        opts["names"] = [x for x in args.names.split(",")]
-    if args.thrown is not None:
-        opts["thrown"] = list(args.thrown)
-    if args.split is not None:
-        opts["split"] = [_int(x, "a split pool") for x in args.split.split(",") if x.strip()]
-    if args.rerolls is not None:
-        opts["rerolls"] = [_int(x, "a re-roll") for x in args.rerolls.split(",") if x.strip()]
-    if args.table is not None:
-        opts.update(read_table_file(args.table))
+    for name in given:
+        flag, value = own[name], getattr(args, name)
+        opts.update(flag.values(read_text_file(value) if flag.reads_file else value))
     return opts
 
 
-def read_table_file(path: str) -> dict[str, Any]:
+def read_text_file(path: str) -> str:
+    """A flag's file (a table), read whole: capped, UTF-8 with or without a byte-order mark."""
     with open(path, "rb") as f:
         data = f.read(MAX_TABLE_BYTES + 1)
     if len(data) > MAX_TABLE_BYTES:
         raise LimitError(f"table file {path} is over {MAX_TABLE_BYTES} bytes")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise RulesError(f"table file {path} is not UTF-8 text") from None
-    return parse_table_text(text)
-
-
-def parse_table_text(text: str) -> dict[str, Any]:
-    """A table: optional '# Title', then a header row whose first cell is a die (d6, d100, d%),
-    then rows `value-or-range | result`. Cells split on '|', tabs or commas (the header decides)."""
-    from dicecam.mechanics.percentile import TABLE_DICE, parse_range
-
-    title = ""
-    lines = [ln.rstrip() for ln in text.splitlines()]
-    body: list[str] = []
-    for ln in lines:
-        s = ln.strip()
-        if not s:
-            continue
-        if s.startswith("#") and not body:
-            title = s.lstrip("#").strip()
-            continue
-        body.append(s)
-    if not body:
-        raise RulesError("the table file has no header row")
-    head = body[0]
-    sep = "|" if "|" in head else "\t" if "\t" in head else ","
-
-    def cells(s: str) -> list[str]:
-        if sep == "|":
-            s = s.strip().strip("|")
-        return [c.strip() for c in s.split(sep)]
-
-    die = cells(head)[0].lower().replace("d%", "d100")
-    if die.startswith("1d"):
-        die = die[1:]
-    if die not in TABLE_DICE:
-        raise RulesError(f"the first column header must be a die ({', '.join(TABLE_DICE)}), not {cells(head)[0]!r}")
-    rows = []
-    for s in body[1:]:
-        cs = cells(s)
-        if all(set(c) <= set("-:= ") for c in cs):
-            continue  # a markdown separator row
-        if len(cs) < 2:
-            raise RulesError(f"table row {s!r} needs a value and a result")
-        lo, hi = parse_range(cs[0])
-        rows.append({"low": lo, "high": hi, "text": " | ".join(c for c in cs[1:] if c)})
-    return {"die": die, "title": title, "rows": rows}
 
 
 def _readings_from_json(obj: Any, where: str):
-    from pydantic import ValidationError
-
-    from dicecam.mechanics.dice import DieReading, ImageRead
-
     try:
         if isinstance(obj, list):
             return [DieReading.model_validate(d) for d in obj]
@@ -267,9 +155,6 @@ def _print_adjudication(adj, as_json: bool) -> None:
 
 
 def run_resolve(args: argparse.Namespace) -> int:
-    from dicecam.mechanics import registry
-    from dicecam.mechanics.dice import parse_dice
-
     system = registry.get(args.system)
     opts = system.options(options_from_args(args.system, args))
     if args.dice:
@@ -295,8 +180,6 @@ def run_resolve(args: argparse.Namespace) -> int:
 
 def expand_pool(specs: list[str]) -> list[str]:
     """'3d8' → d8 d8 d8; 'd6' stays."""
-    from dicecam.mechanics.dice import parse_type
-
     out: list[str] = []
     for s in specs:
         s = s.strip().lower()
@@ -311,25 +194,23 @@ def expand_pool(specs: list[str]) -> list[str]:
     return out
 
 
-DICE_FLAG_TYPE = {"house-games": "d10", "emergence": "d10", "contingency-action": "d8"}
-
-
 def run_odds(args: argparse.Namespace) -> int:
-    from dicecam.mechanics import registry
-
     system = registry.get(args.system)
     opts = system.options(options_from_args(args.system, args))
     pool = expand_pool(args.pool_dice)
     if args.dice is not None:
-        if args.system not in DICE_FLAG_TYPE:
+        if system.pool_die is None:
             raise RulesError(f"--dice does not apply to {args.system}; list the die types instead")
-        pool += [DICE_FLAG_TYPE[args.system]] * args.dice
-    if args.pressure:
-        if args.system != "contingency-action":
-            raise RulesError(f"--pressure does not apply to {args.system}")
+        pool += [system.pool_die.value] * args.dice
+    for role, die in {r: d for s in registry.SYSTEMS.values() for r, d in s.added_dice.items()}.items():
+        n = getattr(args, role, 0)
+        if not n:
+            continue
+        if role not in system.added_dice:
+            raise RulesError(f"--{role} does not apply to {args.system}")
         if not pool:
             pool = [d.value for d in system.default_pool(opts)]
-        pool += ["d6"] * args.pressure
+        pool += [die.value] * n
     if getattr(opts, "mode", None) == "resource" and not pool:
         pool = ["d8"] * opts.pool_size
     if not pool:
@@ -372,8 +253,6 @@ def bench_odds(quick: bool = False) -> list[dict]:
 
     Nothing in the rules engine caches odds, so every repeat is a fresh computation (cold).
     """
-    from dicecam.mechanics import registry
-
     repeats = 5 if quick else 30
     rows = []
     for name, system, pool, options in BENCH_QUERIES:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from dicecam.mechanics.roll import Event
+from dicecam.mechanics.roll import Event, event_of
 
 log = logging.getLogger("dicecam.server.events")
 
@@ -23,23 +23,14 @@ Listener = Callable[[Event], None]
 # The events that carry a roll (speech and webhooks pass on only these).
 ROLL_EVENTS = frozenset({"roll.settled", "roll.amended", "roll.uncertain"})
 
-
-_JSON_CACHE: OrderedDict[str, str] = OrderedDict()
-
-
-def event_json(event: Event) -> str:
-    """The event as JSON text, made once however many clients are sent it (an event is never changed
-    after it is published; ids are unique). Called on the server's event loop only."""
-    text = _JSON_CACHE.get(event.id)
-    if text is None:
-        text = _JSON_CACHE[event.id] = event.model_dump_json()
-        if len(_JSON_CACHE) > 512:
-            _JSON_CACHE.popitem(last=False)
-    return text
+# Recent events' JSON kept per broker, so a burst sent to many pages is serialised once per event.
+JSON_CACHE_SIZE = 512
 
 
-def make_event(type_: str, data: dict[str, Any]) -> Event:
-    return Event(type=type_, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), data=data)
+def make_event(type_: str, data: Any) -> Event:
+    """A new event (id and time made here) of `type_` carrying `data`: a Roll, CameraStatus, TableConfig
+    or Snapshot, or its JSON-shaped dict."""
+    return event_of(type_, data, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc))
 
 
 class Client:
@@ -67,6 +58,7 @@ class Broker:
         self._lock = threading.Lock()
         self.dropped_clients = 0
         self.closing = False
+        self._json: OrderedDict[str, str] = OrderedDict()
 
     def close(self) -> None:
         """Server shutting down: end every stream now (safe from a signal handler or any thread)."""
@@ -88,6 +80,16 @@ class Broker:
                 except asyncio.QueueFull:
                     client.queue.get_nowait()
         self._clients.clear()
+
+    def json(self, event: Event) -> str:
+        """The event as JSON text, made once however many clients are sent it (an event is never changed
+        after it is published; ids are unique). Called on the server's event loop only."""
+        text = self._json.get(event.id)
+        if text is None:
+            text = self._json[event.id] = event.model_dump_json()
+            if len(self._json) > JSON_CACHE_SIZE:
+                self._json.popitem(last=False)
+        return text
 
     # -- wiring ---------------------------------------------------------------
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:

@@ -25,8 +25,8 @@ class SpeechUnavailable(DicecamError):
 def summary_text(event: Event) -> str | None:
     if event.type not in ROLL_EVENTS:
         return None
-    adj = event.data.get("adjudication") or {}
-    text = adj.get("summary") or event.data.get("reason")
+    roll = event.data
+    text = (roll.adjudication.summary if roll.adjudication else None) or roll.reason
     if not text:
         return None
     return ("Corrected. " if event.type == "roll.amended" else "") + str(text)

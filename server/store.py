@@ -78,7 +78,7 @@ class RollStore:
     # -- writing -------------------------------------------------------------
     def add(self, roll: Roll) -> Roll:
         """Append one roll; a duplicate id is refused, never replaced."""
-        outcome = (roll.adjudication or {}).get("outcome")
+        outcome = roll.adjudication.outcome if roll.adjudication else None
         row = (roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, outcome, roll.amends,
                roll.model_dump_json())
         with self._lock:
@@ -161,11 +161,11 @@ class RollStore:
         writer = csv.writer(buf)
         writer.writerow(CSV_COLUMNS)
         for roll in self.iter_all():
-            adj = roll.adjudication or {}
+            adj = roll.adjudication
             writer.writerow([
-                roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, adj.get("outcome", ""),
+                roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, adj.outcome if adj else "",
                 " ".join(f"{d.type.value}:{d.value}" + (f":{d.colour}" if d.colour else "") for d in roll.dice),
-                adj.get("summary", ""), roll.amends or "", roll.follows or "", roll.reason or "",
+                adj.summary if adj else "", roll.amends or "", roll.follows or "", roll.reason or "",
             ])
             yield buf.getvalue()
             buf.seek(0)

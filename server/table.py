@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Callable, Protocol, Sequence
 
+import cv2
 import numpy as np
 
-from dicecam.mechanics.dice import DieReading, parse_type, reading_order
+from dicecam.mechanics.dice import DieReading, parse_type
 from dicecam.mechanics.errors import DicecamError, RulesError
-from dicecam.mechanics.roll import Event, Roll
+from dicecam.mechanics.roll import CameraStatus, Event, Roll, RollSource, Snapshot, TableConfig
+from dicecam.vision.assembly import RollSession
 
 from .events import Broker, make_event
 from .rulebook import Rules
@@ -30,7 +31,8 @@ log = logging.getLogger("dicecam.server")
 
 
 class LivePipeline(Protocol):
-    """What the server needs from vision.pipeline.Pipeline (tests pass a fake)."""
+    """What the server needs from vision.pipeline.Pipeline (tests pass a fake). A pipeline that also has
+    a `session` (the RollSession its camera feeds) shares it with rolls entered by hand."""
 
     status: str
 
@@ -63,9 +65,9 @@ class Table:
         self.settings, self.store, self.rules, self.broker = settings, store, rules, broker
         self.pipeline, self.reader = pipeline, reader
         self.notices = list(notices)
-        self.camera: dict[str, Any] = {"status": "none" if pipeline is None else getattr(pipeline, "status", "starting")}
+        self.camera = CameraStatus(status="none" if pipeline is None else getattr(pipeline, "status", "starting"))
         if pipeline is None:
-            self.camera["message"] = "No live camera: enter rolls by hand or upload a photo."
+            self.camera = CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._jpeg_lock = threading.Lock()  # encoding holds it: kept apart from the state lock
@@ -80,11 +82,16 @@ class Table:
             self.pool = rules.default_pool(self.system, self.options)
         except DicecamError as e:
             self.notices.append(f"Starting configuration refused: {e}")
+        # Rolls entered by hand, uploaded or corrected are built here when no camera session is shared.
+        self._session = RollSession(self.system, self.options, resolver=rules.resolve, source="manual")
+        shared = getattr(pipeline, "session", None)
+        if isinstance(shared, RollSession):  # not started yet: its options become the checked ones
+            shared.configure(self.system, self.options)
 
     # -- config ----------------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {"system": self.system, "options": self.options, "pool": self.pool,
-                "systems": self.settings.systems, "token_required": self.settings.token_required}
+    def config(self) -> TableConfig:
+        return TableConfig(system=self.system, options=self.options, pool=self.pool, systems=self.settings.systems,
+                           token_required=self.settings.token_required)
 
     def configure(self, system: str, options: dict[str, Any], pool: list[str] | None) -> dict[str, Any]:
         checked = self.rules.check_options(system, options)
@@ -94,6 +101,7 @@ class Table:
             pool = [parse_type(p).value for p in pool]
         with self._lock:
             self.system, self.options, self.pool = system, checked, pool
+            self._session.configure(system, checked)
         if self.pipeline is not None:
             try:
                 self.pipeline.configure(system, checked)
@@ -105,32 +113,36 @@ class Table:
 
     # -- snapshot ----------------------------------------------------------------
     def snapshot(self) -> Event:
-        return make_event("snapshot", {
-            "rolls": [r.model_dump(mode="json") for r in self.store.recent(self.settings.snapshot_rolls)],
-            "config": self.config(),
-            "camera": self.camera,
-            "notices": self.notices,
-        })
+        return make_event("snapshot", Snapshot(rolls=self.store.recent(self.settings.snapshot_rolls),
+                                               config=self.config(), camera=self.camera, notices=self.notices))
 
     # -- rolls -------------------------------------------------------------------
-    def adjudicate(self, system: str, dice: Sequence[DieReading], options: dict[str, Any]) -> dict[str, Any]:
-        if not dice:
-            raise RulesError("no dice to adjudicate: enter at least one die")
-        return self.rules.resolve(system, reading_order(dice), options)
+    def session(self, system: str, options: dict[str, Any]) -> RollSession:
+        """The session a roll of `system` with `options` joins: the camera's when the pipeline shares one,
+        else the table's own — or, for a system or options other than the configured ones, a session of
+        its own (a one-off roll follows nothing)."""
+        shared = getattr(self.pipeline, "session", None)
+        session = shared if isinstance(shared, RollSession) else self._session
+        if session.system == system and session.options == options:
+            return session
+        return RollSession(system, options, resolver=self.rules.resolve, source="manual")
 
     def manual(self, system: str | None, options: dict[str, Any] | None, dice: list[DieReading],
-               follows: str | None = None, source: str = "manual", frame_id: int | None = None) -> Roll:
+               follows: str | None = None, source: RollSource = "manual", frame_id: int | None = None) -> Roll:
+        """A roll entered by hand or read from an upload: built by the roll session like a camera roll, so
+        it gets the same doubt checks and joins the roll it follows (a luck die, a Wyrd re-roll...)."""
         system = system or self.system
         options = self.rules.check_options(system, self.options if options is None and system == self.system
                                            else (options or {}))
         if follows is not None and self.store.get(follows) is None:
             raise RulesError(f"no roll {follows!r} to follow")
-        dice = reading_order(dice)
-        adj = self.adjudicate(system, dice, options)
-        roll = Roll(id=str(uuid.uuid4()), ts=now(), source=source, status="settled", system=system,
-                    options=options, dice=dice, adjudication=adj, follows=follows, frame_id=frame_id)
+        if not dice:
+            raise RulesError("no dice to adjudicate: enter at least one die")
+        roll = self.session(system, options).add(dice, frame_id=frame_id, ts=now(), source=source, strict=True)
+        if follows is not None and roll.follows is None:
+            roll = roll.model_copy(update={"follows": follows})
         self.store.add(roll)
-        self.broker.publish(make_event("roll.settled", roll.model_dump(mode="json")))
+        self.broker.publish(make_event(f"roll.{roll.status}", roll))
         return roll
 
     def amend(self, roll_id: str, dice: list[DieReading], system: str | None, options: dict[str, Any] | None) -> Roll:
@@ -146,14 +158,13 @@ class Table:
         # training example still has it; a die of another kind (a phantom replaced by a missed die) gets none.
         if len(dice) == len(original.dice):
             dice = [_with_box(d, o) if d.box is None and d.type is o.type else d for d, o in zip(dice, original.dice)]
-        adj = self.adjudicate(system, dice, options)
-        roll = Roll(id=str(uuid.uuid4()), ts=now(), source=original.source, status="settled", system=system,
-                    options=options, dice=list(dice), adjudication=adj, amends=original.id,
-                    follows=original.follows, frame_id=original.frame_id)
+        if not dice:
+            raise RulesError("no dice to adjudicate: enter at least one die")
+        roll = self.session(system, options).amend(original, dice, system, options)
         self.store.add(roll)
         self._save_correction(roll, original)
         self._teach_correction(roll, original)
-        self.broker.publish(make_event("roll.amended", roll.model_dump(mode="json")))
+        self.broker.publish(make_event("roll.amended", roll))
         return roll
 
     def _teach_correction(self, roll: Roll, original: Roll) -> None:
@@ -166,8 +177,6 @@ class Table:
 
     def roll_frame(self, roll_id: str) -> np.ndarray | None:
         """The kept camera frame of a roll (a correction shares its original's), decoded."""
-        import cv2
-
         seen = set()
         while roll_id and roll_id not in seen:
             seen.add(roll_id)
@@ -218,7 +227,7 @@ class Table:
         """Called on the pipeline's thread."""
         try:
             if event.type in ("roll.settled", "roll.uncertain"):
-                roll = Roll.model_validate(event.data)
+                roll = event.data
                 try:
                     self.store.add(roll)
                 except KeyError:
@@ -227,13 +236,13 @@ class Table:
                 if latest is not None and (roll.frame_id is None or latest[0] == roll.frame_id):
                     self.remember_frame(roll.id, latest[1])
             elif event.type == "camera.status":
-                self.camera = dict(event.data)
+                self.camera = event.data
             self.broker.publish(event)
         except Exception:
             log.exception("could not handle a pipeline event")
 
-    def set_camera(self, status: str, message: str | None = None, **extra: Any) -> None:
-        self.camera = {"status": status, **({"message": message} if message else {}), **extra}
+    def set_camera(self, status: str, message: str | None = None, source: str | None = None) -> None:
+        self.camera = CameraStatus(status=status, message=message or None, source=source)
         self.broker.publish(make_event("camera.status", self.camera))
 
 

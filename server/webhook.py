@@ -24,17 +24,17 @@ OUTCOME_COLOURS = {"critical": 0x2E7D32, "success": 0x388E3C, "failure": 0xC6282
 
 
 def discord_body(event: Event) -> dict[str, Any]:
-    roll = event.data
-    adj = roll.get("adjudication") or {}
-    summary = adj.get("summary") or roll.get("reason") or "A roll could not be read."
-    dice = ", ".join(f"{d['type']} {d['value']}" for d in roll.get("dice", []))
+    roll, adj = event.data, event.data.adjudication
+    summary = (adj.summary if adj else None) or roll.reason or "A roll could not be read."
+    dice = ", ".join(f"{d.type.value} {d.value}" for d in roll.dice)
     prefix = "Corrected: " if event.type == "roll.amended" else ""
+    outcome = adj.outcome if adj else roll.status
     embed = {
-        "title": f"{roll.get('system', '')}: {adj.get('outcome', roll.get('status', ''))}",
-        "description": "\n".join(adj.get("explanation", []))[:4000],
+        "title": f"{roll.system}: {outcome}",
+        "description": "\n".join(adj.explanation if adj else [])[:4000],
         "fields": [{"name": "Dice", "value": dice or "none", "inline": False}],
         "timestamp": event.ts.isoformat(),
-        "color": OUTCOME_COLOURS.get(str(adj.get("outcome", "")).lower(), 0x607D8B),
+        "color": OUTCOME_COLOURS.get(adj.outcome.lower() if adj else "", 0x607D8B),
     }
     return {"content": (prefix + summary)[:2000], "embeds": [embed]}
 

@@ -1,40 +1,30 @@
 """Turn voted readings into Roll objects: order, percentile pairing, uncertainty, follow-ups.
 
-`RollSession` is a small, pure state machine: feed it the dice of each settled throw, get a
-Roll back. It remembers just enough of the previous roll to join follow-up throws to it:
-- contingency: a single die thrown right after a check is its luck die (re-adjudicate the
-  original with the `luck` option; the new roll `follows` the first);
-- emergence: the base die is the first in reading order, or the die of a named colour; after a
-  Wyrd result, the next single d10 throws are base re-rolls;
-- futile-kingdoms: after a DR of ±5, the next red+white pair adds (the `carry` option);
-- contingency-action resource rolls: the pool shrinks roll after roll (`pool_size` is the
-  previous roll's `remaining`, so a throw of the wrong number of dice is caught);
-- house-games extended or teamwork rolls: each throw adds its successes to the last
-  (`prior_successes` is the previous roll's `total_successes`);
-- futile-kingdoms contests: one participant's throw after another (`thrown` holds the earlier
-  participants' dice); the last participant's throw decides the contest and a new contest begins.
+`RollSession` is the one place a Roll is built, whatever the dice came from (the camera, an
+uploaded photo, a roll entered by hand, a correction): feed it the dice of each throw, get a Roll
+back, with the same uncertainty checks for every source. It remembers just enough of the previous
+roll to join a follow-up throw to it; which throws may follow and how they join is the system's
+rule (mechanics/follow_up.py: a luck die, a Wyrd re-roll, an exploding DR, a shrinking resource
+pool, a running total of successes, a contest's next participant), so nothing here names a system.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import uuid
-from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from dicecam.mechanics import registry
+from dicecam.mechanics.adjudication import Adjudication
 from dicecam.mechanics.dice import DieReading, DieType, reading_order
 from dicecam.mechanics.errors import DicecamError
-from dicecam.mechanics.roll import Roll
+from dicecam.mechanics.follow_up import FollowUp, Join
+from dicecam.mechanics.roll import Roll, RollSource
+from dicecam.mechanics.system import System
 
-Resolver = Callable[[str, Sequence[DieReading], Mapping[str, Any] | None], Any]
-
-
-def default_resolver(system: str, dice: Sequence[DieReading], options: Mapping[str, Any] | None):
-    from dicecam.mechanics.registry import resolve
-
-    return resolve(system, dice, options)
+Resolver = Callable[[str, Sequence[DieReading], Mapping[str, Any] | None], Adjudication]
 
 
 def _centre(d: DieReading) -> tuple[float, float]:
@@ -85,149 +75,105 @@ def uncertain_reason(dice: Sequence[DieReading]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class FollowUp:
-    """What the next throw may continue: `kind` of follow-up, the roll it joins (`id`), that roll's
-    options, its original dice and the follow-up dice thrown so far (`extra`)."""
-
-    kind: Literal["luck", "reroll", "explode", "pool", "extend", "contest"]
-    id: str
-    options: dict[str, Any]
-    dice: list[DieReading]
-    extra: list[DieReading]
-    carry: int = 0  # explode: the sum of the earlier DRs; extend: the successes so far
-    remaining: int | None = None  # pool: the d8s left in the pool
-
-
 class RollSession:
-    """Assemble rolls for one system; remembers the previous roll for follow-ups."""
+    """Assemble rolls for one system; remembers the previous roll for follow-ups.
+
+    Thread-safe: the camera's thread and the server's requests may feed the same session, so a
+    luck die typed in by hand joins the check the camera read."""
 
     def __init__(self, system: str, options: Mapping[str, Any] | None = None, *, resolver: Resolver | None = None,
-                 source: str = "camera", base_colour: str | None = None) -> None:
-        self.resolver = resolver or default_resolver
+                 source: RollSource = "camera", base_colour: str | None = None) -> None:
+        self.resolver = resolver or registry.resolve
         self.source = source
         self.base_colour = base_colour.strip().lower() if base_colour else None
+        self._lock = threading.RLock()
         self.configure(system, options)
 
     def configure(self, system: str, options: Mapping[str, Any] | None = None) -> None:
-        self.system = system
-        self.options: dict[str, Any] = dict(options or {})
-        self.last: Roll | None = None
-        self._follow: FollowUp | None = None
+        with self._lock:
+            self.system = system
+            self.options: dict[str, Any] = dict(options or {})
+            self.rules: System | None = registry.SYSTEMS.get(system)  # None: an unknown name, refused at resolve
+            self.last: Roll | None = None
+            self._follow: FollowUp | None = None
 
-    def _resolve(self, dice: Sequence[DieReading], options: Mapping[str, Any]) -> tuple[dict | None, str | None]:
-        try:
-            adj = self.resolver(self.system, dice, options)
-        except DicecamError as e:
-            return None, str(e)
-        return (adj.model_dump(mode="json") if hasattr(adj, "model_dump") else dict(adj)), None
+    def add(self, readings: Sequence[DieReading], *, frame_id: int | None = None, ts: datetime | None = None,
+            source: RollSource | None = None, strict: bool = False) -> Roll | None:
+        """One settled throw → one Roll (None for an empty table). `strict` (dice entered by hand)
+        raises the resolver's error instead of making an uncertain roll of it."""
+        if not readings:
+            return None
+        with self._lock:
+            dice = pair_percentile(readings) if any(d.type is DieType.d00 for d in readings) else reading_order(readings)
+            build = _Build(self, source or self.source, frame_id, ts, strict)
+            roll = None
+            if self._follow is not None and self.last is not None:
+                roll = self._follow_up(self._follow, dice, build)
+            if roll is not None and roll.status == "uncertain":
+                # A follow-up throw with a cocked or doubtful die is thrown again: the chain stays open,
+                # so the re-throw still joins the roll it belongs to (a carry or a shrunken pool kept).
+                self.last = roll
+                return roll
+            if roll is None:
+                roll = build.roll(dice, self.options)
+            self.last = roll
+            self._follow = self._next_follow(roll)
+            return roll
 
-    def _arrange(self, dice: list[DieReading]) -> tuple[list[DieReading], str | None]:
-        """Put a role named by colour where the resolver expects it (Emergence reads its base first)."""
-        if self.system != "emergence" or not self.base_colour:
-            return dice, None
-        base = next((d for d in dice if d.colour == self.base_colour), None)
-        if base is None:
-            return dice, f"no {self.base_colour} base die read — roll it with the others or correct the roll"
-        return [base] + [d for d in dice if d is not base], None
+    def amend(self, original: Roll, dice: Sequence[DieReading], system: str, options: Mapping[str, Any]) -> Roll:
+        """A correction of `original`: its dice and verdict as they should have been (strict, as typed
+        by hand). When it corrects the session's last roll, follow-ups continue from the correction."""
+        with self._lock:
+            session = self if system == self.system else RollSession(system, options, resolver=self.resolver)
+            build = _Build(session, original.source, original.frame_id, None, True)
+            roll = build.roll(list(dice), options, follows=original.follows, amends=original.id)
+            if self.last is not None and self.last.id == original.id and session is self:
+                self.last = roll
+                self._follow = self._next_follow(roll)
+            return roll
 
-    def _make(self, dice, options, *, frame_id, follows=None, ts=None) -> Roll:
-        dice, reason = self._arrange(list(dice))
+    # -- follow-ups -------------------------------------------------------------------------------
+    def _follow_up(self, follow: FollowUp, dice: list[DieReading], build: _Build) -> Roll | None:
+        join: Join | None = self.rules.join(follow, dice, self.options) if self.rules is not None else None
+        if join is None:
+            return None
+        if not join.again:
+            return build.roll(dice, join.options, follows=follow.joins)
+        # The joined roll's own dice are adjudicated again; the new throw travels in the options, is
+        # checked for doubt too, and is listed after the dice that joined before it.
+        roll = build.roll(follow.dice, join.options, follows=follow.joins)
+        reason = uncertain_reason(dice)
+        if reason:
+            roll = roll.model_copy(update={"status": "uncertain", "reason": reason, "adjudication": None})
+        return roll.model_copy(update={"dice": list(follow.dice) + list(follow.extra) + list(dice)})
+
+    def _next_follow(self, roll: Roll) -> FollowUp | None:
+        if roll.status != "settled" or roll.adjudication is None or self.rules is None:
+            return None
+        return self.rules.follow_up(roll, self.options)
+
+
+class _Build:
+    """Builds the Rolls of one throw: its source, frame, time and strictness."""
+
+    def __init__(self, session: RollSession, source: RollSource, frame_id: int | None, ts: datetime | None,
+                 strict: bool) -> None:
+        self.session, self.source, self.frame_id, self.ts, self.strict = session, source, frame_id, ts, strict
+
+    def roll(self, dice: Sequence[DieReading], options: Mapping[str, Any], *, follows: str | None = None,
+             amends: str | None = None) -> Roll:
+        s = self.session
+        dice, reason = (s.rules.arrange(list(dice), s.base_colour) if s.rules is not None else (list(dice), None))
         reason = reason or uncertain_reason(dice)
         adjudication = None
         if reason is None:
-            adjudication, reason = self._resolve(dice, options)
-        return Roll(id=str(uuid.uuid4()), ts=ts or datetime.now(timezone.utc), source=self.source,
-                    status="uncertain" if reason else "settled", reason=reason, frame_id=frame_id,
-                    system=self.system, options=dict(options), dice=list(dice), adjudication=adjudication,
-                    follows=follows)
-
-    def add(self, readings: Sequence[DieReading], *, frame_id: int | None = None, ts: datetime | None = None) -> Roll | None:
-        """One settled throw → one Roll (None for an empty table)."""
-        if not readings:
-            return None
-        dice = pair_percentile(readings) if any(d.type is DieType.d00 for d in readings) else reading_order(readings)
-        follow = self._follow
-        roll = None
-        if follow is not None and self.last is not None:
-            roll = self._follow_up(follow, dice, frame_id, ts)
-        if roll is not None and roll.status == "uncertain":
-            # A follow-up throw with a cocked or doubtful die is thrown again: the chain stays open,
-            # so the re-throw still joins the roll it belongs to (a carry or a shrunken pool kept).
-            self.last = roll
-            return roll
-        if roll is None:
-            roll = self._make(dice, self.options, frame_id=frame_id, ts=ts)
-        self.last = roll
-        self._follow = self._next_follow(roll)
-        return roll
-
-    # -- follow-ups -------------------------------------------------------------------------------
-    def _follow_up(self, follow: FollowUp, dice, frame_id, ts) -> Roll | None:
-        if follow.kind == "luck" and len(dice) == 1:
-            opts = {**follow.options, "luck": f"{dice[0].type.value}:{dice[0].value}"}
-            return self._make_with(follow.dice, [], list(dice), opts, frame_id, ts, follow.id)
-        if follow.kind == "reroll" and len(dice) == 1 and dice[0].type is DieType.d10:
-            opts = {**follow.options, "rerolls": list(follow.options.get("rerolls", [])) + [dice[0].value]}
-            return self._make_with(follow.dice, follow.extra, list(dice), opts, frame_id, ts, follow.id)
-        if follow.kind == "explode" and len(dice) == 2:
-            opts = {**self.options, "carry": follow.carry}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
-        if follow.kind == "pool":
-            opts = {**self.options, "mode": "resource", "pool_size": follow.remaining}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
-        if follow.kind == "extend":
-            opts = {**self.options, "prior_successes": follow.carry}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
-        if follow.kind == "contest":
-            before = list(follow.options.get("thrown", []))
-            last = Counter(d.value for d in follow.extra)
-            now = Counter(d.value for d in dice)
-            if all(d.value == 6 for d in follow.extra) and len(dice) > len(follow.extra) and not last - now:
-                # The last participant left their sixes on the table and added dice: an explosion, theirs.
-                opts = {**self.options, "thrown": before}
-            else:
-                opts = {**self.options, "thrown": before + ["+".join(str(d.value) for d in follow.extra)]}
-            return self._make(dice, opts, frame_id=frame_id, ts=ts, follows=follow.id)
-        return None
-
-    def _make_with(self, original, earlier, new, opts, frame_id, ts, follows) -> Roll:
-        """Re-adjudicate the original dice with a follow-up option; the follow-up dice (`earlier`
-        ones and the `new` throw) travel in the option, not as dice, and the new one is
-        uncertain-checked too. The Roll lists every die: original, earlier follow-ups, new."""
-        reason = uncertain_reason(new)
-        roll = self._make(original, opts, frame_id=frame_id, ts=ts, follows=follows)
-        if reason:
-            roll = roll.model_copy(update={"status": "uncertain", "reason": reason, "adjudication": None})
-        return roll.model_copy(update={"dice": list(original) + list(earlier) + list(new)})
-
-    def _next_follow(self, roll: Roll) -> FollowUp | None:
-        adj = roll.adjudication
-        if roll.status != "settled" or not adj:
-            return None
-        original = self._original_dice(roll)
-
-        def follow(kind, **kw) -> FollowUp:
-            fields = dict(id=roll.follows or roll.id, options=roll.options, dice=original,
-                          extra=list(roll.dice[len(original):]))
-            return FollowUp(kind=kind, **{**fields, **kw})
-
-        if self.system == "contingency" and "luck" not in roll.options:
-            return follow("luck")
-        if self.system == "emergence" and adj.get("outcome") == "reroll":  # a Wyrd base not yet re-rolled to a face
-            return follow("reroll")
-        if self.system == "futile-kingdoms" and adj.get("may_explode"):
-            return follow("explode", id=roll.id, carry=int(roll.options.get("carry", 0)) + int(adj.get("dr", 0)))
-        if self.system == "contingency-action" and self.options.get("mode") == "resource" and not adj.get("depleted"):
-            return follow("pool", id=roll.id, remaining=adj.get("remaining"))
-        if self.system == "house-games" and self.options.get("extended"):
-            return follow("extend", id=roll.id, carry=int(adj.get("total_successes", 0)))
-        if self.system == "futile-kingdoms-contest" and not adj.get("decided"):
-            return follow("contest", id=roll.follows or roll.id, extra=list(roll.dice))
-        return None
-
-    def _original_dice(self, roll: Roll) -> list[DieReading]:
-        n = len(roll.dice) - (len(roll.options.get("rerolls", [])) if self.system == "emergence" else 0)
-        if self.system == "contingency" and "luck" in roll.options:
-            n -= 1
-        return list(roll.dice[:n])
+            try:
+                adjudication = s.resolver(s.system, dice, options)
+            except DicecamError as e:
+                if self.strict:
+                    raise
+                reason = str(e)
+        return Roll(id=str(uuid.uuid4()), ts=self.ts or datetime.now(timezone.utc), source=self.source,
+                    status="uncertain" if reason else "settled", reason=reason, frame_id=self.frame_id,
+                    system=s.system, options=dict(options), dice=list(dice), adjudication=adjudication,
+                    follows=follows, amends=amends)

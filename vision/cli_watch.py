@@ -57,12 +57,12 @@ def _settings(args):
 
 def _human(event) -> str:
     roll = event.data
-    dice = " ".join(f"{d['type']}:{d['value']}" + (f":{d['colour']}" if d.get("colour") else "")
-                    + ("?" if d.get("uncertain") or d.get("cocked") else "") for d in roll["dice"])
-    if roll["status"] == "uncertain":
-        return f"[frame {roll['frame_id']}] {dice} — uncertain: {roll['reason']}"
-    follows = " (follows the last roll)" if roll.get("follows") else ""
-    return f"[frame {roll['frame_id']}] {dice} — {roll['adjudication']['summary']}{follows}"
+    dice = " ".join(f"{d.type.value}:{d.value}" + (f":{d.colour}" if d.colour else "")
+                    + ("?" if d.uncertain or d.cocked else "") for d in roll.dice)
+    if roll.status == "uncertain" or roll.adjudication is None:
+        return f"[frame {roll.frame_id}] {dice} — uncertain: {roll.reason}"
+    follows = " (follows the last roll)" if roll.follows else ""
+    return f"[frame {roll.frame_id}] {dice} — {roll.adjudication.summary}{follows}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
 
     def on_event(event) -> None:
         if event.type == "camera.status":
-            line = event.data["message"]
+            line = event.data.message
             if line != camera["last"]:  # a camera flapping between retries says so once per change
                 camera["last"] = line
-                skipped = event.data.get("skipped_frames")
+                skipped = event.data.skipped_frames
                 print(f"dicecam watch: {line}" + (f" ({skipped} bad frames skipped)" if skipped else ""),
                       file=sys.stderr, flush=True)
             return

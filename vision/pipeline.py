@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.roll import Event
+from dicecam.mechanics.roll import CameraStatus, Event, event_of
 
 from .assembly import RollSession
 from .sources import FrameSource
@@ -53,8 +53,8 @@ class PipelineStats:
 
 
 
-def _event(type_: str, data: dict[str, Any]) -> Event:
-    return Event(type=type_, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), data=data)
+def _event(type_: str, data: Any) -> Event:
+    return event_of(type_, data, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc))
 
 
 class Pipeline:
@@ -78,6 +78,11 @@ class Pipeline:
             source.follow(system, dict(options or {}))
 
     # -- the server's side ------------------------------------------------------------------------
+    @property
+    def session(self) -> RollSession:
+        """The roll session the camera feeds: rolls entered by hand join it, so their follow-ups chain."""
+        return self.watcher.session
+
     def subscribe(self, callback: Subscriber) -> None:
         self._subscribers.append(callback)
 
@@ -128,7 +133,7 @@ class Pipeline:
                 self.stats.rolls += 1
                 if self.watcher.still_at is not None:
                     self.stats.latencies_ms.append((time.monotonic() - self.watcher.still_at) * 1000)
-                self._publish(_event(f"roll.{roll.status}", roll.model_dump(mode="json")))
+                self._publish(_event(f"roll.{roll.status}", roll))
 
     def _warm(self) -> None:
         """One read of a blank frame, so the first roll does not pay the runtime's start-up."""
@@ -155,8 +160,8 @@ class Pipeline:
             message = "The source ended."
         elif info.get("detail") and state in ("retrying", "lost"):
             message = f"{message[:-1]} ({info['detail']})."
-        data = {"status": self.status, "message": message, "source": self.source.spec,
-                "skipped_frames": int(info.get("skipped_frames", 0))}
+        data = CameraStatus(status=self.status, message=message, source=self.source.spec,
+                            skipped_frames=int(info.get("skipped_frames", 0)))
         self._publish(_event("camera.status", data))
         if self._outer_status is not None:
             self._outer_status(info)

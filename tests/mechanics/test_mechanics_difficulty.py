@@ -35,7 +35,7 @@ def test_a_target_given_as_a_word_is_its_number(given):
 @pytest.mark.parametrize("given, number", [("very difficult", 8), ("Near-Impossible", 11), ("near_impossible", 11),
                                            ("Very  Easy", 2)])
 def test_two_word_descriptors(given, number):
-    assert registry.parse_options("contingency", {"target": given}).target == number
+    assert registry.get("contingency").options({"target": given}).target == number
 
 
 def test_an_unknown_word_is_refused_with_the_words():

@@ -17,9 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from dicecam.mechanics.adjudication import Adjudication, RolledDie
 from dicecam.mechanics.dice import DieReading, DieType
 from dicecam.mechanics.errors import RulesError, UnknownSystemError
-from dicecam.mechanics.roll import Event, Roll
+from dicecam.mechanics.odds import Odds
+from dicecam.mechanics.roll import Roll
 from dicecam.server.app import create_app
+from dicecam.server.events import make_event
 from dicecam.server.loopback import CHROMIUM_ARGS, LiveServer, find_chromium, free_port  # noqa: F401 (tests import them from here)
+from dicecam.server.rulebook import SystemInfo
 from dicecam.server.settings import ServerSettings
 from dicecam.server.store import RollStore
 
@@ -72,7 +75,7 @@ class FakeRules:
         return Adjudication(system="sum", outcome=outcome, dice=rolled,
                             explanation=[f"Kept {len(kept)} dice totalling {total}.", f"Target {o.target}: {outcome}."],
                             summary=f"{outcome.capitalize()}: {total} against {o.target}.",
-                            options=o.model_dump(mode="json")).model_dump(mode="json")
+                            options=o.model_dump(mode="json"))
 
     def default_pool(self, system, options):
         self.check_options(system, options)
@@ -87,16 +90,16 @@ class FakeRules:
         n = 0
         for faces in itertools.product(*(k.faces for k in kinds)):
             dice = [DieReading(type=k, value=v) for k, v in zip(kinds, faces)]
-            out = self.resolve("sum", dice, o.model_dump())["outcome"]
+            out = self.resolve("sum", dice, o.model_dump()).outcome
             counts[out] = counts.get(out, 0) + 1
             n += 1
         self.calls.clear()
-        return {"system": "sum", "pool": list(pool), "options": o.model_dump(mode="json"),
-                "outcomes": [{"outcome": k, "probability": v / n, "fraction": str(Fraction(v, n))} for k, v in counts.items()],
-                "summary": f"{len(counts)} outcomes over {n} throws."}
+        return Odds(system="sum", pool=list(pool), options=o.model_dump(mode="json"),
+                    outcomes=[{"outcome": k, "probability": v / n, "fraction": str(Fraction(v, n))} for k, v in counts.items()],
+                    summary=f"{len(counts)} outcomes over {n} throws.")
 
     def systems(self):
-        return [{"name": "sum", "title": "Sum against a target", "schema": SumOptions.model_json_schema()}]
+        return [SystemInfo(name="sum", title="Sum against a target", schema=SumOptions.model_json_schema())]
 
 
 FRAME_DICE = [
@@ -151,7 +154,7 @@ class FakePipeline:
         roll = Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status=status,
                     reason=None if adj else "a die is cocked", frame_id=self.frame_id, system=system,
                     options=options or {}, dice=dice, adjudication=adj)
-        ev = Event(type=f"roll.{status}", id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), data=roll.model_dump(mode="json"))
+        ev = make_event(f"roll.{status}", roll)
         t = threading.Thread(target=lambda: [cb(ev) for cb in self.callbacks])
         t.start()
         if wait:
@@ -159,8 +162,7 @@ class FakePipeline:
         return roll
 
     def camera(self, status, message):
-        ev = Event(type="camera.status", id=str(uuid.uuid4()), ts=datetime.now(timezone.utc),
-                   data={"status": status, "message": message})
+        ev = make_event("camera.status", {"status": status, "message": message})
         for cb in self.callbacks:
             cb(ev)
 

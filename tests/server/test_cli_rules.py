@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from dicecam.server.cli_rules import bench_odds, expand_pool, parse_table_text
+from dicecam.mechanics.percentile import parse_table_text
+from dicecam.server.cli_rules import bench_odds, expand_pool
 
 
 def dicecam(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

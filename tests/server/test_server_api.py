@@ -31,7 +31,7 @@ def test_manual_resolve_is_stored_and_adjudicated(client, app_parts):
     assert roll["source"] == "manual" and roll["system"] == "sum"
     assert roll["adjudication"]["outcome"] == "success"  # 6+3+1 = 10 >= 8
     assert roll["adjudication"]["summary"] == "Success: 10 against 8."
-    assert store.get(roll["id"]).adjudication == roll["adjudication"]
+    assert store.get(roll["id"]).adjudication.model_dump(mode="json") == roll["adjudication"]
     assert client.get(f"/api/rolls/{roll['id']}").json()["adjudication"]["outcome"] == "success"
 
 

@@ -128,7 +128,7 @@ def test_missing_camera_falls_back_to_the_demo_clip_and_reads_its_first_roll():
         assert got.wait(120), f"no roll from the demo clip within 120 s (status {pipeline.status})"
     finally:
         pipeline.stop()
-    roll = rolls[0].data
+    roll = rolls[0].data.model_dump(mode="json")
     assert sorted((d["type"], d["value"]) for d in roll["dice"]) == sorted((d["type"], d["value"]) for d in first)
     assert roll["system"] == "contingency-action" and roll["status"] == "settled" and roll["adjudication"]["outcome"]
 

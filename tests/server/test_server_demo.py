@@ -31,7 +31,7 @@ def test_demo_source_roll_reaches_the_page_and_is_corrected(tmp_path, browser):
             if roll.status == "settled":
                 break
             page.wait_for_timeout(100)
-        assert roll.status == "settled" and roll.adjudication["outcome"]
+        assert roll.status == "settled" and roll.adjudication.outcome
         page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
         SCREENS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENS / "table-demo.png"), full_page=True)

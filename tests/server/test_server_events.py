@@ -13,7 +13,7 @@ import pytest
 from conftest import FakePipeline, FakeRules, LiveServer, make_settings
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
-from dicecam.server.events import Broker, event_json, make_event
+from dicecam.server.events import Broker, make_event
 from dicecam.server.speech import Speaker, SpeechUnavailable, summary_text
 from dicecam.server.store import RollStore
 from dicecam.server.webhook import Webhook, discord_body
@@ -89,10 +89,10 @@ def test_broker_drops_a_slow_client_without_blocking_others():
 
         task = asyncio.create_task(reader())
         for i in range(10):
-            broker.publish(make_event("camera.status", {"i": i}))
+            broker.publish(make_event("camera.status", {"status": "running", "skipped_frames": i}))
             await asyncio.sleep(0)  # the fast client keeps up; the slow one never reads
         await asyncio.wait_for(task, 5)
-        assert [e.data["i"] for e in got] == list(range(10))
+        assert [e.data.skipped_frames for e in got] == list(range(10))
         assert slow.dropped and broker.client_count == 1 and broker.dropped_clients == 1
         # the dropped client's reader is woken and told to stop
         items = []
@@ -108,11 +108,11 @@ def test_broker_publish_from_other_threads_keeps_order():
         broker = Broker(queue_size=1000)
         broker.bind(asyncio.get_running_loop())
         c = broker.connect()
-        t = threading.Thread(target=lambda: [broker.publish(make_event("camera.status", {"i": i})) for i in range(200)])
+        t = threading.Thread(target=lambda: [broker.publish(make_event("camera.status", {"status": "running", "skipped_frames": i})) for i in range(200)])
         t.start()
         got = [await asyncio.wait_for(c.next(), 5) for _ in range(200)]
         t.join()
-        assert [e.data["i"] for e in got] == list(range(200))
+        assert [e.data.skipped_frames for e in got] == list(range(200))
 
     asyncio.run(scenario())
 
@@ -126,7 +126,7 @@ def test_every_page_is_sent_each_new_roll_not_the_first_again():
     for r in rolls:
         broker.publish(make_event("roll.settled", r.model_dump(mode="json")))
     for page in pages:
-        sent = [json.loads(event_json(page.queue.get_nowait())) for _ in rolls]
+        sent = [json.loads(broker.json(page.queue.get_nowait())) for _ in rolls]
         assert [e["data"]["id"] for e in sent] == [r.id for r in rolls]
         assert [e["data"]["dice"][0]["value"] for e in sent] == [2, 5]
         assert page.queue.empty()
@@ -235,8 +235,8 @@ def test_discord_body_for_uncertain_roll():
 def test_speech_text_and_espeak(tmp_path):
     roll = FakePipeline().emit()
     ev = make_event("roll.amended", roll.model_dump(mode="json"))
-    assert summary_text(ev) == "Corrected. " + roll.adjudication["summary"]
-    assert summary_text(make_event("camera.status", {})) is None
+    assert summary_text(ev) == "Corrected. " + roll.adjudication.summary
+    assert summary_text(make_event("camera.status", {"status": "running"})) is None
     with pytest.raises(SpeechUnavailable, match="apt-get install"):
         Speaker(command="no-such-speech-engine")
     try:

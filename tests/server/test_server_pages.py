@@ -147,7 +147,7 @@ def test_overlay_is_transparent_and_marks_a_critical(axe, live, browser):
     page.wait_for_function("window.__dicecamSeen > 0")
     roll = live.pipeline.emit([DieReading(type="d6", value=3), DieReading(type="d6", value=5)])
     page.wait_for_function("window.__dicecamPaints.length > 0")
-    assert page.locator("#summary").inner_text() == roll.adjudication["summary"]
+    assert page.locator("#summary").inner_text() == roll.adjudication.summary
     page.wait_for_timeout(400)
     assert page.evaluate("getComputedStyle(document.getElementById('card')).transform") == "matrix(1.5, 0, 0, 1.5, 0, 0)"
     box = page.locator("#card").bounding_box()
@@ -165,7 +165,7 @@ def test_reader_announces_each_roll_once(axe, live, browser):
     page.wait_for_function("document.getElementById('link').textContent.includes('Connected')")
     assert status.inner_text() == ""  # old rolls from the snapshot are shown, not announced
     roll = live.pipeline.emit([DieReading(type="d6", value=4), DieReading(type="d6", value=4)])
-    summary = roll.adjudication["summary"]
+    summary = roll.adjudication.summary
     page.wait_for_function("document.getElementById('announce').textContent.length > 0")
     assert status.inner_text() == summary
     assert page.evaluate("window.__dicecamAnnounced") == [summary]
@@ -267,7 +267,7 @@ def test_table_page_with_the_real_rules_engine(axe, tmp_path, browser):
         page.press("#manual-dice", "Enter")
         page.wait_for_function("document.getElementById('summary').textContent.length > 0")
         roll = store.page(0, 1).items[0]
-        assert roll.system == "contingency" and page.locator("#summary").inner_text() == roll.adjudication["summary"]
+        assert roll.system == "contingency" and page.locator("#summary").inner_text() == roll.adjudication.summary
         shot(page, "table-contingency.png", full_page=True)
         bad = serious_violations(page, axe)
         assert not bad, bad
@@ -310,7 +310,7 @@ def test_table_page_speaks_the_verdict_of_a_roll_entered_by_hand(live, page, axe
     page.wait_for_function("document.getElementById('entered').textContent.length > 0")
     roll = live.store.get(page.evaluate("window.__dicecamCurrent"))
     assert roll.source == "manual"
-    assert region.inner_text() == f"Entered d6 6, d6 3. {roll.adjudication['summary']}"
+    assert region.inner_text() == f"Entered d6 6, d6 3. {roll.adjudication.summary}"
     assert page.evaluate("document.activeElement.id") == "manual-dice"
     shot(page, "table-entered.png", full_page=True)
     bad = serious_violations(page, axe)

@@ -39,8 +39,8 @@ def test_dice_reach_the_resolver_in_row_major_reading_order():
     assert labels(roll.dice) == ["d6 2", "d8 5", "d10 7"]
     # +4 on the d6 (first in reading order) makes it 6, the middle die; +4 on the d10 would leave the d8's 5.
     assert roll.status == "settled"
-    assert roll.adjudication["result_die"] == "d6"
-    assert roll.adjudication["result"] == 6
+    assert roll.adjudication.result_die == "d6"
+    assert roll.adjudication.result == 6
 
 
 def test_a_d00_goes_with_the_nearest_d10_even_when_the_pairs_lie_crosswise():
@@ -56,7 +56,7 @@ def test_a_d10_lying_left_of_its_d00_is_still_read_as_the_ones():
     roll = RollSession("percentile").add([die("d10", 7, x=0), die("d00", 30, x=60)])
     assert labels(roll.dice) == ["d00 30", "d10 7"]
     assert roll.status == "settled"
-    assert roll.adjudication["result"] == 37
+    assert roll.adjudication.result == 37
 
 
 def test_a_d00_without_any_d10_is_kept():
@@ -129,7 +129,7 @@ def test_a_roll_carries_its_source_frame_and_time():
     ts = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
     roll = RollSession("percentile", source="upload").add([die("d00", 0), die("d10", 0, x=60)], frame_id=12, ts=ts)
     assert (roll.source, roll.frame_id, roll.ts, roll.system) == ("upload", 12, ts, "percentile")
-    assert roll.adjudication["result"] == 0
+    assert roll.adjudication.result == 0
 
 
 # -- roles by kind and by colour ------------------------------------------------------------------
@@ -138,22 +138,22 @@ def test_a_roll_carries_its_source_frame_and_time():
 def test_contingency_action_reads_d8_as_action_and_d6_as_pressure_wherever_they_lie():
     roll = RollSession("contingency-action").add([die("d6", 6, x=0), die("d8", 7, x=60), die("d8", 3, x=120)])
     adj = roll.adjudication
-    assert [(d["type"], d["role"]) for d in adj["dice"]] == [("d6", "pressure"), ("d8", "action"), ("d8", "action")]
+    assert [(d.type, d.role) for d in adj.dice] == [("d6", "pressure"), ("d8", "action"), ("d8", "action")]
     # Highest action die 7 is messy; the pressure six cuts it one level.
-    assert (adj["level_before_cuts"], adj["cuts"], adj["outcome"]) == ("messy", 1, "grim")
+    assert (adj.level_before_cuts, adj.cuts, adj.outcome) == ("messy", 1, "grim")
 
 
 def test_futile_kingdoms_tells_the_red_die_from_the_white_by_colour_not_position():
     roll = RollSession("futile-kingdoms").add([die("d6", 5, x=0, colour="white"), die("d6", 2, x=60, colour="red")])
     adj = roll.adjudication
-    assert (adj["red"], adj["white"]) == (2, 5)
-    assert adj["dr"] == -2, "the lower die gives the size, white being higher makes it negative"
-    assert {d["colour"]: d["role"] for d in adj["dice"]} == {"white": "white", "red": "red"}
+    assert (adj.red, adj.white) == (2, 5)
+    assert adj.dr == -2, "the lower die gives the size, white being higher makes it negative"
+    assert {d.colour: d.role for d in adj.dice} == {"white": "white", "red": "red"}
 
 
 def test_emergence_reads_the_first_die_as_the_base_without_a_base_colour():
     roll = RollSession("emergence").add([die("d10", 5, x=0, colour="white"), die("d10", 3, x=60, colour="blue")])
-    assert roll.adjudication["base"] == 5
+    assert roll.adjudication.base == 5
 
 
 def test_emergence_puts_the_die_of_the_base_colour_first():
@@ -161,9 +161,9 @@ def test_emergence_puts_the_die_of_the_base_colour_first():
     roll = session.add([die("d10", 5, x=0, colour="white"), die("d10", 3, x=60, colour="blue")])
     assert labels(roll.dice) == ["blue d10 3", "white d10 5"]
     adj = roll.adjudication
-    assert adj["base"] == 3
-    assert adj["dice"][0]["role"] == "base"
-    assert adj["result"] == 5, "the modifier 5 is higher than the base 3"
+    assert adj.base == 3
+    assert adj.dice[0].role == "base"
+    assert adj.result == 5, "the modifier 5 is higher than the base 3"
 
 
 def test_emergence_without_a_die_of_the_base_colour_is_uncertain():
@@ -185,14 +185,14 @@ def contingency_check(session: RollSession):
 def test_a_single_die_right_after_a_contingency_check_is_its_luck_die():
     session = RollSession("contingency", {"target": 8})
     first = contingency_check(session)
-    assert first.adjudication["success"] is False
+    assert first.adjudication.success is False
 
     luck = session.add([die("d8", 3, x=150, y=200)])
     assert luck.follows == first.id
     assert luck.options == {"target": 8, "luck": "d8:3"}
     assert labels(luck.dice) == ["d6 2", "d8 5", "d10 7", "d8 3"]
     adj = luck.adjudication
-    assert (adj["result"], adj["luck_value"], adj["total"], adj["success"]) == (5, 3, 8, True)
+    assert (adj.result, adj.luck_value, adj.total, adj.success) == (5, 3, 8, True)
 
 
 def test_a_luck_die_of_the_wrong_size_is_uncertain_with_the_rule():
@@ -230,7 +230,7 @@ def test_three_dice_after_a_check_are_a_new_check():
     again = session.add(row("d6", 1, 4, 6))
     assert again.follows is None
     assert again.options == {}
-    assert again.adjudication["result"] == 4
+    assert again.adjudication.result == 4
 
 
 def test_configure_forgets_a_pending_follow_up():
@@ -250,19 +250,19 @@ def test_after_a_wyrd_each_single_d10_rerolls_the_base_until_it_shows_a_face():
     drops the modifier 4; the re-roll 7 is the new base."""
     session = RollSession("emergence")
     first = session.add(row("d10", 0, 4, 6))
-    assert (first.adjudication["outcome"], first.adjudication["wyrd"]) == ("reroll", "Wyrd")
+    assert (first.adjudication.outcome, first.adjudication.wyrd) == ("reroll", "Wyrd")
 
     second = session.add([die("d10", 0, x=100, y=200)])
     assert second.follows == first.id
     assert second.options == {"rerolls": [0]}
-    assert (second.adjudication["outcome"], second.adjudication["wyrd"]) == ("reroll", "Double Wyrd")
+    assert (second.adjudication.outcome, second.adjudication.wyrd) == ("reroll", "Double Wyrd")
     assert labels(second.dice) == ["d10 0", "d10 4", "d10 6", "d10 0"]
 
     third = session.add([die("d10", 7, x=100, y=200)])
     assert third.follows == first.id
     assert third.options == {"rerolls": [0, 7]}
     assert third.status == "settled"
-    assert (third.adjudication["result"], third.adjudication["label"]) == (7, "Good")
+    assert (third.adjudication.result, third.adjudication.label) == (7, "Good")
     assert labels(third.dice[:3]) == ["d10 0", "d10 4", "d10 6"]
 
 
@@ -272,7 +272,7 @@ def test_a_full_throw_after_a_wyrd_is_a_fresh_roll():
     roll = session.add(row("d10", 3, 8))
     assert roll.follows is None
     assert roll.options == {}
-    assert roll.adjudication["result"] == 8
+    assert roll.adjudication.result == 8
 
 
 def test_no_reroll_follows_a_roll_without_a_wyrd():
@@ -280,19 +280,19 @@ def test_no_reroll_follows_a_roll_without_a_wyrd():
     session.add(row("d10", 5, 2))
     roll = session.add([die("d10", 3)])
     assert roll.follows is None
-    assert (roll.adjudication["base"], roll.adjudication["result"]) == (3, 3)
+    assert (roll.adjudication.base, roll.adjudication.result) == (3, 3)
 
 
 def test_a_single_d10_after_a_resolved_wyrd_is_a_fresh_roll():
     session = RollSession("emergence")
     session.add([die("d10", 0)])
     resolved = session.add([die("d10", 7)])
-    assert resolved.adjudication["result"] == 7
+    assert resolved.adjudication.result == 7
     fresh = session.add([die("d10", 4)])
     assert fresh.status == "settled", fresh.reason
     assert fresh.follows is None
     assert fresh.options == {}
-    assert fresh.adjudication["result"] == 4
+    assert fresh.adjudication.result == 4
 
 
 def test_a_third_reroll_still_counts_the_original_base():
@@ -304,7 +304,7 @@ def test_a_third_reroll_still_counts_the_original_base():
     assert last.follows == first.id
     assert last.options == {"rerolls": [0, 0, 7]}
     assert last.status == "settled", last.reason
-    assert (last.adjudication["wyrd"], last.adjudication["result"]) == ("Triple Wyrd", 7)
+    assert (last.adjudication.wyrd, last.adjudication.result) == ("Triple Wyrd", 7)
 
 
 # -- follow-ups: futile-kingdoms explosions -------------------------------------------------------
@@ -318,12 +318,12 @@ def red_white(red: int, white: int, y: float = 0.0) -> list[DieReading]:
 def test_after_a_dr_of_five_the_next_pair_carries_it(red, white, dr):
     session = RollSession("futile-kingdoms", {"modifier": -1})
     first = session.add(red_white(red, white))
-    assert (first.adjudication["dr"], first.adjudication["may_explode"]) == (dr, True)
+    assert (first.adjudication.dr, first.adjudication.may_explode) == (dr, True)
 
     more = session.add(red_white(4, 2, y=200))
     assert more.follows == first.id
     assert more.options == {"modifier": -1, "carry": dr}
-    assert more.adjudication["result"] == dr + 2 - 1
+    assert more.adjudication.result == dr + 2 - 1
 
 
 def test_an_explosion_chain_adds_every_earlier_dr_and_ends_without_a_five():
@@ -334,7 +334,7 @@ def test_an_explosion_chain_adds_every_earlier_dr_and_ends_without_a_five():
     after = session.add(red_white(4, 2))
     assert second.follows == first.id and second.options["carry"] == 5
     assert third.follows == second.id and third.options["carry"] == 10
-    assert third.adjudication["result"] == 12
+    assert third.adjudication.result == 12
     assert after.follows is None and "carry" not in after.options
 
 
@@ -343,7 +343,7 @@ def test_a_pair_after_an_ordinary_dr_does_not_carry():
     session.add(red_white(4, 2))
     roll = session.add(red_white(3, 1))
     assert roll.follows is None
-    assert roll.adjudication["result"] == 1
+    assert roll.adjudication.result == 1
 
 
 def test_a_cocked_explosion_pair_rethrown_still_carries():
@@ -353,7 +353,7 @@ def test_a_cocked_explosion_pair_rethrown_still_carries():
     assert cocked.status == "uncertain"
     rethrown = session.add(red_white(4, 2))
     assert rethrown.options.get("carry") == 5
-    assert rethrown.adjudication["result"] == 7
+    assert rethrown.adjudication.result == 7
     assert rethrown.follows == first.id
 
 
@@ -363,23 +363,23 @@ def test_a_cocked_explosion_pair_rethrown_still_carries():
 def test_a_resource_pool_shrinks_roll_after_roll_until_it_is_depleted():
     session = RollSession("contingency-action", {"mode": "resource", "pool_size": 4})
     first = session.add(row("d8", 8, 7, 2, 3))
-    assert first.adjudication["remaining"] == 2
+    assert first.adjudication.remaining == 2
 
     second = session.add(row("d8", 6, 2))
     assert second.follows == first.id
     assert second.options == {"mode": "resource", "pool_size": 2}
-    assert second.adjudication["remaining"] == 1
+    assert second.adjudication.remaining == 1
 
     third = session.add(row("d8", 6))
     assert third.follows == second.id
     assert third.options["pool_size"] == 1
-    assert third.adjudication["depleted"] is True
+    assert third.adjudication.depleted is True
 
     # A depleted pool is over: the next throw is a new pool of the configured size.
     fresh = session.add(row("d8", 1, 2, 3, 4))
     assert fresh.follows is None
     assert fresh.options == {"mode": "resource", "pool_size": 4}
-    assert fresh.adjudication["outcome"] == "none-removed"
+    assert fresh.adjudication.outcome == "none-removed"
 
 
 def test_a_pool_throw_with_the_wrong_number_of_dice_is_caught():

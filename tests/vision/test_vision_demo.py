@@ -124,10 +124,10 @@ def test_the_served_demo_adjudicates_every_roll_it_plays_and_follows_a_change_of
         pipeline.stop()
     plays = wanted[default] + wanted["percentile"] * 2
     for ev, roll in zip(events, plays):
-        assert ev.type == "roll.settled", ev.data.get("reason")
-        assert ev.data["adjudication"]["outcome"]
-        assert sorted(map(label, ev.data["dice"])) == sorted(map(label, truth(roll)))
-    assert [ev.data["system"] for ev in events[:n_first + 2]] == [default] * n_first + ["percentile"] * 2
+        assert ev.type == "roll.settled", ev.data.reason
+        assert ev.data.adjudication.outcome
+        assert sorted(map(label, ev.data.dice)) == sorted(map(label, truth(roll)))
+    assert [ev.data.system for ev in events[:n_first + 2]] == [default] * n_first + ["percentile"] * 2
 
 
 def test_the_clip_stays_small():

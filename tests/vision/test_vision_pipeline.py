@@ -37,17 +37,17 @@ def rolls_of(events) -> list:
 
 
 def statuses(events) -> list[str]:
-    return [e.data["status"] for e in events if e.type == "camera.status"]
+    return [e.data.status for e in events if e.type == "camera.status"]
 
 
 def assert_one_event_per_roll(events, script, settings=SETTINGS):
     """Exactly one roll event per scripted roll, after the settle window and before the sweep."""
     got = rolls_of(events)
-    assert len(got) == len(script.rolls), [e.data["frame_id"] for e in got]
+    assert len(got) == len(script.rolls), [e.data.frame_id for e in got]
     for event, roll in zip(got, script.rolls):
-        fid = event.data["frame_id"]
+        fid = event.data.frame_id
         assert roll["settled_at"] + settings.settle_frames - 1 <= fid < roll["moves_at"], (fid, roll)
-        assert sorted(labels(event.data["dice"])) == sorted(labels(roll["dice"]))
+        assert sorted(labels(event.data.dice)) == sorted(labels(roll["dice"]))
 
 
 # -- rolls on a scripted table -------------------------------------------------------------------
@@ -58,7 +58,7 @@ def test_each_roll_is_announced_once_when_its_dice_come_to_rest():
     assert_one_event_per_roll(events, t.script)
     action = rolls_of(events)[1]
     assert action.type == "roll.settled"
-    assert action.data["adjudication"]["outcome"] == "grim", "highest d8 7 is messy; the pressure six cuts it to grim"
+    assert action.data.adjudication.outcome == "grim", "highest d8 7 is messy; the pressure six cuts it to grim"
 
 
 def test_nothing_is_read_while_the_dice_tumble():
@@ -89,8 +89,8 @@ def test_a_cocked_die_makes_the_roll_uncertain_with_a_reason_instead_of_a_verdic
     t = Table(5).empty(5).roll(cocked).empty(5)
     events = run(Pipeline(t.script.source(), t.script.oracle(), "futile-kingdoms", warm_up=False))
     (roll,) = rolls_of(events)
-    assert roll.type == "roll.uncertain" and roll.data["status"] == "uncertain"
-    assert roll.data["adjudication"] is None and "white d6" in roll.data["reason"] and "cocked" in roll.data["reason"]
+    assert roll.type == "roll.uncertain" and roll.data.status == "uncertain"
+    assert roll.data.adjudication is None and "white d6" in roll.data.reason and "cocked" in roll.data.reason
 
 
 def test_a_single_die_after_a_contingency_check_is_announced_as_its_luck_die():
@@ -99,7 +99,7 @@ def test_a_single_die_after_a_contingency_check_is_announced_as_its_luck_die():
     t = Table(6).empty(5).roll(check).empty(8).roll(luck).empty(5)
     events = rolls_of(run(Pipeline(t.script.source(), t.script.oracle(), "contingency", {"target": 7}, warm_up=False)))
     assert len(events) == 2
-    first, second = (e.data for e in events)
+    first, second = (e.data.model_dump(mode="json") for e in events)
     assert second["follows"] == first["id"] and second["options"]["luck"] == "d8:6"
     assert labels(second["dice"])[-1] == ("d8", 6, "white")
 
@@ -117,7 +117,7 @@ def test_a_new_configuration_applies_from_the_next_roll():
 
     p.subscribe(on_event)
     p.run()
-    first, second = (e.data for e in rolls_of(seen))
+    first, second = (e.data.model_dump(mode="json") for e in rolls_of(seen))
     assert first["options"].get("modifier", 0) == 0 and second["options"]["modifier"] == 3
     assert second["adjudication"]["result"] == first["adjudication"]["result"] + 3
 
@@ -133,8 +133,8 @@ def test_the_bundled_demo_clip_through_the_shipped_reader_reads_every_roll_once_
     events = rolls_of(run(Pipeline(source, Reader.load(), "contingency-action")))
     assert len(events) == len(truth)
     for event, roll in zip(events, truth):
-        assert roll["settled_at"] <= event.data["frame_id"] < roll["moves_at"]
-        got, want = event.data["dice"], roll["truth"]["dice"]
+        assert roll["settled_at"] <= event.data.frame_id < roll["moves_at"]
+        got, want = [d.model_dump(mode="json") for d in event.data.dice], roll["truth"]["dice"]
         assert sorted(labels(got)) == sorted(labels(want))
         for w in want:  # each labelled die was found where it lies
             assert max(iou(w["box"], g["box"]) for g in got if g["type"] == w["type"]) > 0.5
@@ -152,8 +152,8 @@ def test_rendered_clips_give_one_roll_each_after_the_settle_marker_with_the_clip
         source = memory_source(clip.frames, spec="clip")
         events = rolls_of(run(Pipeline(source, clip_oracle(clip), "percentile", warm_up=False)))
         assert len(events) == 1
-        assert events[0].data["frame_id"] >= clip.settled_at
-        assert sorted(labels(events[0].data["dice"])) == sorted(labels(clip.truth.dice))
+        assert events[0].data.frame_id >= clip.settled_at
+        assert sorted(labels(events[0].data.dice)) == sorted(labels(clip.truth.dice))
 
 
 def test_an_image_sequence_folder_replays_like_the_clip(rendered_clips, tmp_path):
@@ -162,8 +162,8 @@ def test_an_image_sequence_folder_replays_like_the_clip(rendered_clips, tmp_path
         cv2.imwrite(str(tmp_path / f"frame-{i:05d}.png"), frame)  # lossless: the oracle still knows each frame
     events = rolls_of(run(Pipeline(open_source(str(tmp_path), realtime=False), clip_oracle(clip), "percentile",
                                    warm_up=False)))
-    assert len(events) == 1 and events[0].data["frame_id"] >= clip.settled_at
-    assert sorted(labels(events[0].data["dice"])) == sorted(labels(clip.truth.dice))
+    assert len(events) == 1 and events[0].data.frame_id >= clip.settled_at
+    assert sorted(labels(events[0].data.dice)) == sorted(labels(clip.truth.dice))
 
 
 # -- faults ----------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def test_junk_frames_are_skipped_and_counted_and_the_rolls_still_come_out():
     source = memory_source(mixed, spec="junk")
     events = run(Pipeline(source, t.script.oracle(), "contingency-action", warm_up=False))
     assert_one_event_per_roll([e for e in events], _renumbered(t.script, mixed))
-    assert events[-1].type == "camera.status" and events[-1].data["skipped_frames"] == n_junk
+    assert events[-1].type == "camera.status" and events[-1].data.skipped_frames == n_junk
 
 
 def _renumbered(script, mixed):
@@ -222,7 +222,7 @@ def test_a_camera_that_disappears_is_retried_reported_and_picked_up_again():
     source = FrameSource("0", cam.open, fps=30, realtime=False, max_backoff=0.05)
     events = run(Pipeline(source, t.script.oracle(), "contingency-action", warm_up=False))
     assert statuses(events)[:5] == ["running", "retrying", "retrying", "retrying", "running"]
-    assert "device unplugged" in next(e for e in events if e.data.get("status") == "retrying").data["message"]
+    assert "device unplugged" in next(e for e in events if e.data.status == "retrying").data.message
     assert_one_event_per_roll(events, t.script)
 
 
@@ -232,7 +232,7 @@ def test_a_camera_that_never_comes_back_is_reported_lost_and_the_run_ends():
 
     source = FrameSource("/dev/video7", gone, max_retries=2, max_backoff=0.01)
     events = run(Pipeline(source, lambda f: [], "contingency", warm_up=False))
-    assert statuses(events)[-1] == "lost" and "no such device" in events[-1].data["message"]
+    assert statuses(events)[-1] == "lost" and "no such device" in events[-1].data.message
 
 
 def test_a_reader_that_fails_costs_one_frame_not_the_pipeline():
