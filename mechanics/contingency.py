@@ -324,7 +324,7 @@ def default_pool(opts: ContingencyOptions) -> list[DieType]:
 
 def follow_up(roll: Roll, options: Mapping[str, Any]) -> FollowUp | None:
     """A check not yet helped by luck waits for its luck die (seed: "roll a Luck Die of the same type")."""
-    if "luck" in roll.options:
+    if roll.options.get("luck"):
         return None
     return FollowUp.of(roll, "luck", joins=roll.follows or roll.id)
 

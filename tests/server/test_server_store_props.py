@@ -21,7 +21,7 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def _roll(i: int, amends: str | None = None) -> Roll:
     return Roll(id=str(uuid.uuid4()), ts=T0 + timedelta(seconds=i), source="manual", status="settled",
                 system="sum", dice=[DieReading(type="d6", value=1 + i % 6)],
-                adjudication={"outcome": "success", "summary": f"roll {i}"}, amends=amends)
+                adjudication={"system": "sum", "outcome": "success", "summary": f"roll {i}"}, amends=amends)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from dicecam.mechanics.dice import DieReading
+from dicecam.mechanics.errors import RulesError
 from dicecam.vision.assembly import RollSession, describe, pair_percentile, uncertain_reason
 
 
@@ -406,3 +407,47 @@ def test_a_pool_roll_rethrown_after_a_cocked_die_keeps_the_shrunken_pool():
     rethrown = session.add(row("d8", 2, 3))
     assert rethrown.status == "settled", rethrown.reason
     assert rethrown.options["pool_size"] == 2
+
+
+# -- the session asks the system; it names none ----------------------------------------------------
+
+
+def test_a_system_the_session_has_never_heard_of_chains_by_its_own_rule(monkeypatch):
+    """A made-up 'tally' system whose rule is 'every throw adds to the last': registered in mechanics
+    alone, the camera session chains its throws with no change to vision."""
+    from dataclasses import replace
+
+    from dicecam.mechanics import registry
+    from dicecam.mechanics.follow_up import FollowUp, Join
+
+    base = registry.get("house-games")
+    tally = replace(base, name="tally",
+                    _follow_up=lambda roll, options: FollowUp.of(roll, "extend", carry=roll.adjudication.total_successes),
+                    _join=lambda follow, dice, options: Join({**options, "prior_successes": follow.carry}))
+    monkeypatch.setitem(registry.SYSTEMS, "tally", tally)
+    session = RollSession("tally", {"difficulty": 6}, resolver=lambda s, dice, o: tally.resolve(dice, o))
+    first = session.add(row("d10", 7, 8))
+    second = session.add(row("d10", 9, 2, y=200))
+    assert first.adjudication.total_successes == 2
+    assert second.follows == first.id and second.options["prior_successes"] == 2
+    assert second.adjudication.total_successes == 3
+
+
+def test_dice_entered_by_hand_join_the_check_they_follow_and_errors_are_raised_not_stored():
+    session = RollSession("contingency", {"target": 9}, source="manual")
+    check = session.add([DieReading.parse(s) for s in ("d6:3", "d8:5", "d10:7")], strict=True)
+    luck = session.add([DieReading.parse("d8:6")], strict=True)
+    assert luck.follows == check.id and luck.options["luck"] == "d8:6" and luck.source == "manual"
+    assert luck.adjudication.total == 11 and luck.adjudication.success
+    with pytest.raises(RulesError, match="takes exactly 3 dice, got 2"):
+        session.add([DieReading.parse(s) for s in ("d6:3", "d8:5")], strict=True)
+
+
+def test_a_correction_of_the_last_roll_is_what_the_next_throw_follows():
+    session = RollSession("futile-kingdoms")
+    calm = session.add([die("d6", 3, x=0, colour="red"), die("d6", 2, x=60, colour="white")])
+    # The camera misread: it was a 6 and a 5, a DR of +5 that may explode.
+    fixed = session.amend(calm, [DieReading.parse("d6:6:red"), DieReading.parse("d6:5:white")], "futile-kingdoms", {})
+    assert fixed.amends == calm.id and fixed.adjudication.may_explode
+    more = session.add([die("d6", 4, x=0, y=200, colour="red"), die("d6", 1, x=60, y=200, colour="white")])
+    assert more.follows == fixed.id and more.options["carry"] == 5
