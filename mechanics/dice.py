@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import DiceError, first_problem
 
@@ -110,8 +110,6 @@ class DieReading(BaseModel):
     @classmethod
     def make(cls, kind: DieType | str, value: int, **fields) -> "DieReading":
         """Build a reading, turning a validation failure into a one-line DiceError."""
-        from pydantic import ValidationError
-
         try:
             return cls(type=kind, value=value, **fields)
         except ValidationError as e:

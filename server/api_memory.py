@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from dicecam.mechanics.dice import DieType
+from dicecam.vision.memory import die_key
 
 from .api import WRITE_ANSWERS, Write, get_table
 from .contract import JSONRoute, answers
@@ -54,8 +55,6 @@ def _result(memory: TableMemory, got, kind: str, value: int, name: str) -> Teach
 
 
 def _teach(memory: TableMemory, frame, read, body: TeachLive) -> TeachResult:
-    from dicecam.vision.memory import die_key
-
     if read.box is None:
         raise HTTPException(409, "that die has no box in its frame: nothing to learn from")
     kind = (body.kind or read.type).value
