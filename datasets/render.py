@@ -424,7 +424,9 @@ def model_matrix(d: DieSpec) -> np.ndarray:
 
 
 class Renderer:
-    """One GL context and its uploaded resources; not thread-safe, reuse it."""
+    """One GL context and its uploaded resources; not thread-safe. The caller owns it: open one for
+    a batch of images (`with Renderer() as r:`), since each die's atlas is built and uploaded on
+    first use, and close it when the batch is done."""
 
     # Surface textures are kept at a few pre-shrunk sizes; each scene binds the one whose
     # texels best match its pixels (mipmapping for the price of plain bilinear sampling).
@@ -446,6 +448,16 @@ class Renderer:
         self._meshes: dict[tuple, tuple] = {}
         self._surfaces: dict[tuple[int, int], object] = {}
         self._fbos: dict[tuple, tuple] = {}
+
+    def close(self) -> None:
+        """Release the GL context and everything uploaded to it."""
+        self.ctx.release()
+
+    def __enter__(self) -> "Renderer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     # ------------------------------------------------------------ resources
     def surface_texture(self, index: int, level: int):
@@ -763,20 +775,10 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) * np.float32(1 / 255)
 
 
-_RENDERER: Renderer | None = None
-
-
-def get_renderer() -> Renderer:
-    """The process-wide renderer (one GL context, created on first use)."""
-    global _RENDERER
-    if _RENDERER is None:
-        _RENDERER = Renderer()
-    return _RENDERER
-
-
 def egl_available() -> tuple[bool, str]:
+    """Whether a GL context opens here, and if not, why."""
     try:
-        get_renderer()
-        return True, ""
+        with Renderer():
+            return True, ""
     except Exception as e:  # noqa: BLE001 - the reason is reported to the caller
         return False, f"{type(e).__name__}: {e}"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicecam.vision.crops import KINDS
+from dicecam.vision.labels import data_yaml
 
 # Run-time detector input (height, width): 640x480 frames letterbox into it with no padding waste.
 EXPORT_SHAPE = (320, 416)
@@ -69,9 +70,7 @@ def _read_results_csv(self) -> dict:
 
 
 def write_data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
-    lines = ["train:", *[f"  - {p.resolve()}" for p in train], "val:", *[f"  - {p.resolve()}" for p in val],
-             f"nc: {len(KINDS)}", "names:", *[f"  {i}: {k}" for i, k in enumerate(KINDS)]]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(data_yaml([str(p.resolve()) for p in train], [str(p.resolve()) for p in val]))
     return path
 
 

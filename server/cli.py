@@ -24,8 +24,9 @@ COMMAND_MODULES = (
     "dicecam.server.cli_fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
-    "dicecam.vision.cli",  # read, eval, bench
-    "dicecam.vision.cli_watch",  # watch
+    "dicecam.server.cli_read",  # read, teach, eval
+    "dicecam.server.cli_bench",  # bench
+    "dicecam.server.cli_watch",  # watch
     "dicecam.server.cli_serve",  # serve
 )
 
