@@ -3,10 +3,15 @@
 A `Renderer` owns the context and everything uploaded to it (shaders, die meshes, atlases,
 surface textures) so that rendering a scene costs a few draw calls and one read-back.
 The scene itself (what to draw, where) is a plain `SceneSpec` built by scene.py.
+
+moderngl and Pillow (the synth extra) are imported where a context opens or a glyph is drawn, so
+the scene types and the colour tables load without them.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +20,7 @@ import cv2
 import numpy as np
 
 from . import geometry
+from .surfaces import N_SURFACES, SIZE, surface
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
 # Real dice use many typefaces. The bundled fonts always render, and are all a default render uses,
@@ -37,9 +43,6 @@ SYSTEM_FONT_GLOBS = (
 
 
 def _font_paths() -> list[str]:
-    import glob
-    import os
-
     bundled = sorted(str(p) for p in FONT_DIR.glob("*.ttf"))
     if os.environ.get(SYSTEM_FONTS_ENV) != "1":
         return bundled
@@ -462,8 +465,6 @@ class Renderer:
     # ------------------------------------------------------------ resources
     def surface_texture(self, index: int, level: int):
         """Surface `index` shrunk 2**level times, uploaded on first use."""
-        from .surfaces import N_SURFACES, surface
-
         key = (index % N_SURFACES, level)
         if key not in self._surfaces:
             img = surface(key[0])[1]
@@ -693,8 +694,6 @@ class Renderer:
 def surface_level(scene: SceneSpec) -> int:
     """Which pre-shrunk surface texture matches the image: log2 of texels per pixel at the
     centre of view, so far-away, finely tiled tables do not alias into sparkle."""
-    from .surfaces import SIZE
-
     dist = float(np.linalg.norm(scene.cam_pos - np.array([*_view_target(scene), 0.0])))
     focal = scene.height / 2 * scene.proj[1, 1]
     mm_per_px = dist / focal

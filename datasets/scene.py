@@ -19,6 +19,7 @@ from dicecam.mechanics.errors import DiceError, LimitError
 from . import effects as fx
 from . import geometry
 from .render import BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, Renderer, SceneSpec, look_at, perspective
+from .surfaces import N_SURFACES, PER_KIND, SURFACES
 
 # Circumradius in mm of a typical die of each kind (a 16 mm d6 has 13.9 mm).
 DIE_RADIUS = {"d4": 12.0, "d6": 13.0, "d8": 11.0, "d10": 11.0, "d00": 11.0, "d12": 12.0, "d20": 12.5}
@@ -235,8 +236,6 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
             continue
         dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale, lean))
     lights, amb, shadow_k = sample_lighting(rng)
-    from .surfaces import N_SURFACES, PER_KIND, SURFACES
-
     n_surf = N_SURFACES
     surface = int(rng.integers(n_surf))
     walls, wall_colour = [], (0.3, 0.2, 0.12)

@@ -24,7 +24,7 @@ from dicecam.vision.crops import KINDS
 
 from .clip import render_clip
 from .export import FORMATS, Writer
-from .photoreal import INSTALL_HINT, bpy_available
+from . import photoreal
 from .render import Renderer
 from .scene import check_size, parse_kinds, render_image
 
@@ -139,8 +139,8 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
             raise DicecamError("--clip is not available with the photoreal renderer")
         if workers > 1:
             raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
-        if not bpy_available():
-            raise DicecamError(INSTALL_HINT)
+        if not photoreal.bpy_available():
+            raise DicecamError(photoreal.INSTALL_HINT)
         from .photoreal.run import stage
 
         stage(device)  # builds the scene now: a --device gpu without a GPU fails before any file is written

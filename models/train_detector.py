@@ -8,12 +8,14 @@ Arial.ttf), the model built from its .yaml (no weights download), and the AMP se
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from dicecam.datasets.render import FONT_DIR
 from dicecam.vision.crops import KINDS
 from dicecam.vision.labels import data_yaml
 
@@ -43,8 +45,6 @@ def offline_ultralytics(config_dir: Path, threads: int | None = None):
     font = config_dir / "Arial.ttf"
     if not font.is_file():
         # Any TTF will do for its plots; ours ships with the synthetic renderer.
-        from dicecam.datasets.render import FONT_DIR
-
         shutil.copy(FONT_DIR / "LiberationSans-Bold.ttf", font)
     import ultralytics
     import ultralytics.engine.trainer as trainer
@@ -59,8 +59,6 @@ def offline_ultralytics(config_dir: Path, threads: int | None = None):
 
 
 def _read_results_csv(self) -> dict:
-    import csv
-
     try:
         with open(self.csv, newline="") as fh:
             rows = list(csv.DictReader(fh))

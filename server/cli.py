@@ -24,8 +24,7 @@ COMMAND_MODULES = (
     "dicecam.server.cli_fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
-    "dicecam.server.cli_read",  # read, teach, eval
-    "dicecam.server.cli_bench",  # bench
+    "dicecam.server.cli_read",  # read, teach, eval, bench
     "dicecam.server.cli_watch",  # watch
     "dicecam.server.cli_serve",  # serve
 )
@@ -66,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except ModuleNotFoundError as e:
         # An optional extra the command reached for: one line naming it. Any other missing module is a bug.
+        # (Imported here, on the error path: this module is every command's start-up.)
         from dicecam.vision.extras import as_missing_extra
 
         missing = as_missing_extra(e)
