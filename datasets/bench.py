@@ -13,29 +13,30 @@ On a shared machine figures move between runs, so each is the median of `repeats
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from .render import Renderer
+from .scene import parse_kinds
+from .synth import _render_for_writer, generate
+
 
 def _warm_rate(n: int, width: int, height: int) -> float:
-    from .scene import parse_kinds
-    from .synth import _render_for_writer
-
     kinds = parse_kinds(None)
-    for i in range(min(n, 60)):  # warm: build the atlases and surfaces this sample needs
-        _render_for_writer((1, 10_000 + i, kinds, width, height, "yolo"))
-    t = time.perf_counter()
-    for i in range(n):
-        _render_for_writer((2, i, kinds, width, height, "yolo"))
-    return n / (time.perf_counter() - t)
+    with Renderer() as gl:
+        for i in range(min(n, 60)):  # warm: build the atlases and surfaces this sample needs
+            _render_for_writer((1, 10_000 + i, kinds, width, height, "yolo"), gl)
+        t = time.perf_counter()
+        for i in range(n):
+            _render_for_writer((2, i, kinds, width, height, "yolo"), gl)
+        return n / (time.perf_counter() - t)
 
 
 def _generate_seconds(count: int, workers: int, width: int, height: int, seed: int) -> float:
-    from .synth import generate
-
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         generate(Path(tmp) / "set", count, seed, None, "yolo", progress=False, width=width, height=height, workers=workers)
@@ -66,8 +67,6 @@ def bench_synth(quick: bool = False, repeats: int = 3, worker_counts: tuple[int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     p = argparse.ArgumentParser(prog="python -m dicecam.datasets.bench", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small runs (a smoke test, not a measurement)")
     p.add_argument("--repeats", type=int, default=3)

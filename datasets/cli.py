@@ -1,11 +1,15 @@
 """CLI commands of the synthetic dice generator: `synth` and `contact-sheet`.
 
-Nothing heavy is imported here: the handlers import the renderer when they run.
+The dispatcher imports this module for every command: the handlers import the renderer, and
+the extras check, when they run.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from dicecam.mechanics.errors import LimitError
 
 
 def register(subparsers) -> None:
@@ -42,13 +46,10 @@ def register(subparsers) -> None:
 
 
 def _synth(args) -> int:
-    from dicecam.mechanics.errors import LimitError
     from dicecam.vision.extras import require
 
     require("synth")
     if args.system_fonts:
-        import os
-
         os.environ["DICECAM_SYSTEM_FONTS"] = "1"  # read when the renderer is imported, here and in its workers
     from .synth import generate
 

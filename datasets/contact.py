@@ -8,10 +8,14 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from dicecam.mechanics.dice import ImageRead
+from dicecam.mechanics.dice import DieReading, ImageRead
 from dicecam.mechanics.errors import DicecamError, LimitError
+from dicecam.vision.crops import KINDS, face_label
+from dicecam.vision.labels import yolo_boxes, yolo_pairs
 
-from .export import CLASSES, read_yolo_labels, yolo_pairs
+from .render import Renderer
+from .scene import parse_kinds, render_image, render_scene, sample_scene
+from .synth import image_seed
 
 MAX_SAMPLES = 400
 
@@ -23,8 +27,7 @@ def annotate(img: np.ndarray, read: ImageRead) -> np.ndarray:
         x1, y1, x2, y2 = (int(round(v)) for v in d.box)
         col = (0, 0, 255) if d.cocked else (0, 255, 0)
         cv2.rectangle(out, (x1, y1), (x2 - 1, y2 - 1), col, 1)
-        face = f"{d.value:02d}" if d.type.value == "d00" else str(d.value)
-        text = f"{d.type.value}:{face}" + (" C" if d.cocked else "")
+        text = f"{d.type.value}:{face_label(d.type.value, d.value)}" + (" C" if d.cocked else "")
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
         ty = y1 - 3 if y1 - th - 4 > 0 else y2 + th + 3
         cv2.rectangle(out, (x1, ty - th - 2), (x1 + tw + 2, ty + 2), (0, 0, 0), -1)
@@ -39,19 +42,15 @@ def _from_folder(src: Path, count: int) -> list[tuple[np.ndarray, ImageRead]]:
             read = ImageRead.model_validate_json(line)
             items.append((cv2.imread(str(src / read.image)), read))
     elif (src / "labels").is_dir():
-        from dicecam.mechanics.dice import DieReading
-
         for img_path, lab in list(yolo_pairs(src))[:count]:
             img = cv2.imread(str(img_path))
             if img is None:
                 continue
             h, w = img.shape[:2]
             dice = []
-            for c, cx, cy, bw, bh in read_yolo_labels(lab):
-                cx, cy, bw, bh = cx * w, cy * h, bw * w, bh * h
-                kind = CLASSES[int(c)]
-                dice.append(DieReading(type=kind, value=0 if kind in ("d10", "d00") else 1,
-                                       box=(cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)))
+            for c, box in yolo_boxes(lab, w, h):
+                kind = KINDS[c]
+                dice.append(DieReading(type=kind, value=0 if kind in ("d10", "d00") else 1, box=box))
             items.append((img, ImageRead(image=str(img_path), width=w, height=h, dice=dice)))
     else:
         raise DicecamError(f"{src} holds neither reads.jsonl nor a labels/ folder")
@@ -71,22 +70,18 @@ def contact_sheet(out: Path, *, count: int = 24, seed: int = 0, kinds: Sequence[
         items = _from_folder(Path(source), count)
     elif per_kind:
         # One row per kind, larger dice than the random mix, for checking labels by eye.
-        from .scene import parse_kinds, render_scene, sample_scene
-        from .synth import image_seed
-
         items = []
-        for k in parse_kinds(kinds):
-            for i in range(per_kind):
-                rng = np.random.default_rng(image_seed(seed, 1000 * len(items) + i))
-                lay = sample_scene(rng, [k], width, height, int(rng.integers(2, 5)), px_range=(70, 150))
-                items.append(render_scene(lay.scene, None, f"{k}-{i}"))
+        with Renderer() as gl:
+            for k in parse_kinds(kinds):
+                for i in range(per_kind):
+                    rng = np.random.default_rng(image_seed(seed, 1000 * len(items) + i))
+                    lay = sample_scene(rng, [k], width, height, int(rng.integers(2, 5)), px_range=(70, 150))
+                    items.append(render_scene(gl, lay.scene, None, f"{k}-{i}"))
         cols = per_kind
     else:
-        from .scene import render_image
-        from .synth import image_seed
-
-        items = [render_image(image_seed(seed, i), kinds=kinds, n_dice=n_dice, width=width, height=height)
-                 for i in range(count)]
+        with Renderer() as gl:
+            items = [render_image(image_seed(seed, i), renderer=gl, kinds=kinds, n_dice=n_dice, width=width,
+                                  height=height) for i in range(count)]
     tiles = []
     for img, read in items:
         a = annotate(img, read)

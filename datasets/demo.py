@@ -20,7 +20,7 @@ import numpy as np
 
 from . import effects as fx
 from .clip import plan_roll, sweep
-from .render import BODY_COLOURS, N_BUNDLED_FONTS, get_renderer
+from .render import BODY_COLOURS, N_BUNDLED_FONTS, Renderer
 from .surfaces import PER_KIND, SURFACES
 from .scene import DIE_RADIUS, place_die, render_scene, sample_look, sample_scene
 
@@ -49,74 +49,74 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2026, width: int = 640, heigh
     base.props = []  # a clean table: clutter belongs to the training set, not the demo
     eff = fx.Effects(noise=2.0, blur=0.5, noise_seed=1)
     cam = lay.camera
-    get_renderer()
-    frames_written = 0
-    rolls_meta = []
-    writer = None
-    for fourcc in ("avc1", "mp4v"):
-        writer = cv2.VideoWriter(str(mp4), cv2.VideoWriter_fourcc(*fourcc), fps, (width, height))
-        if writer.isOpened():
-            break
+    with Renderer() as renderer:  # one GL context for the whole clip
+        frames_written = 0
+        rolls_meta = []
+        writer = None
+        for fourcc in ("avc1", "mp4v"):
+            writer = cv2.VideoWriter(str(mp4), cv2.VideoWriter_fourcc(*fourcc), fps, (width, height))
+            if writer.isOpened():
+                break
 
-    def emit(scene, name):
-        nonlocal frames_written
-        img, read = render_scene(scene, eff, name)
-        writer.write(img)
-        frames_written += 1
-        return read
+        def emit(scene, name):
+            nonlocal frames_written
+            img, read = render_scene(renderer, scene, eff, name)
+            writer.write(img)
+            frames_written += 1
+            return read
 
-    for r, spec in enumerate(ROLLS):
-        starts_at = frames_written
+        for r, spec in enumerate(ROLLS):
+            starts_at = frames_written
+            for _ in range(int(gap_s * fps)):
+                s = copy.copy(base)
+                s.dice = []
+                emit(s, f"frame-{frames_written:05d}")
+            dice = []
+            for kind, colour in spec:
+                # The bundled fonts only: the demo must look the same whichever fonts the machine has.
+                look = sample_look(rng, kind, fonts=N_BUNDLED_FONTS)
+                look.update(colour=colour, material="solid", body=BODY_COLOURS[colour], body2=BODY_COLOURS[colour],
+                            engraved=False, pips=True, d4_vertex=True)
+                look["ink"] = (0.03, 0.03, 0.03) if colour in ("white", "yellow", "orange", "pink") else (0.95, 0.95, 0.93)
+                scale = DIE_RADIUS[kind]
+                for _ in range(200):
+                    u, v = rng.uniform(0.25, 0.75) * width, rng.uniform(0.28, 0.72) * height
+                    xy = cam.unproject_to_table(u, v)[:2]
+                    if all(np.linalg.norm(d.pos[:2] - xy) > (d.scale + scale) * 1.05 for d in dice):
+                        break
+                dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale))
+            motions = plan_roll(rng, dice, 0.0, rng.uniform(0, 2 * np.pi))
+            t_end = max(m.t1 for m in motions)
+            n_in = int(np.ceil(t_end * fps))
+            settled_at = frames_written + n_in
+            for i in range(n_in):
+                s = copy.copy(base)
+                s.dice = [m.at(i / fps) for m in motions]
+                emit(s, "f")
+            truth = None
+            for i in range(int(rest_s * fps)):
+                s = copy.copy(base)
+                s.dice = [m.at(t_end + 1) for m in motions]
+                read = emit(s, "f")
+                truth = truth or read
+            moves_at = frames_written
+            direction = np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
+            final = [m.at(t_end + 1) for m in motions]
+            for i in range(int(sweep_s * fps)):
+                s = copy.copy(base)
+                s.dice = [d for d in (sweep(d, i / fps, 0.0, direction) for d in final) if d is not None]
+                emit(s, "f")
+            rolls_meta.append({"starts_at": starts_at, "settled_at": settled_at, "moves_at": moves_at,
+                               "ends_at": frames_written,
+                               "truth": truth.model_copy(update={"image": f"frame-{settled_at:05d}"}).model_dump(mode="json")})
         for _ in range(int(gap_s * fps)):
             s = copy.copy(base)
             s.dice = []
-            emit(s, f"frame-{frames_written:05d}")
-        dice = []
-        for kind, colour in spec:
-            # The bundled fonts only: the demo must look the same whichever fonts the machine has.
-            look = sample_look(rng, kind, fonts=N_BUNDLED_FONTS)
-            look.update(colour=colour, material="solid", body=BODY_COLOURS[colour], body2=BODY_COLOURS[colour],
-                        engraved=False, pips=True, d4_vertex=True)
-            look["ink"] = (0.03, 0.03, 0.03) if colour in ("white", "yellow", "orange", "pink") else (0.95, 0.95, 0.93)
-            scale = DIE_RADIUS[kind]
-            for _ in range(200):
-                u, v = rng.uniform(0.25, 0.75) * width, rng.uniform(0.28, 0.72) * height
-                xy = cam.unproject_to_table(u, v)[:2]
-                if all(np.linalg.norm(d.pos[:2] - xy) > (d.scale + scale) * 1.05 for d in dice):
-                    break
-            dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale))
-        motions = plan_roll(rng, dice, 0.0, rng.uniform(0, 2 * np.pi))
-        t_end = max(m.t1 for m in motions)
-        n_in = int(np.ceil(t_end * fps))
-        settled_at = frames_written + n_in
-        for i in range(n_in):
-            s = copy.copy(base)
-            s.dice = [m.at(i / fps) for m in motions]
             emit(s, "f")
-        truth = None
-        for i in range(int(rest_s * fps)):
-            s = copy.copy(base)
-            s.dice = [m.at(t_end + 1) for m in motions]
-            read = emit(s, "f")
-            truth = truth or read
-        moves_at = frames_written
-        direction = np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
-        final = [m.at(t_end + 1) for m in motions]
-        for i in range(int(sweep_s * fps)):
-            s = copy.copy(base)
-            s.dice = [d for d in (sweep(d, i / fps, 0.0, direction) for d in final) if d is not None]
-            emit(s, "f")
-        rolls_meta.append({"starts_at": starts_at, "settled_at": settled_at, "moves_at": moves_at,
-                           "ends_at": frames_written,
-                           "truth": truth.model_copy(update={"image": f"frame-{settled_at:05d}"}).model_dump(mode="json")})
-    for _ in range(int(gap_s * fps)):
-        s = copy.copy(base)
-        s.dice = []
-        emit(s, "f")
-    writer.release()
-    doc = {"fps": fps, "frames": frames_written, "width": width, "height": height, "rolls": rolls_meta}
-    Path(meta).write_text(json.dumps(doc, indent=1) + "\n")
-    return doc
+        writer.release()
+        doc = {"fps": fps, "frames": frames_written, "width": width, "height": height, "rolls": rolls_meta}
+        Path(meta).write_text(json.dumps(doc, indent=1) + "\n")
+        return doc
 
 
 if __name__ == "__main__":  # python -m dicecam.datasets.demo

@@ -1,8 +1,8 @@
 """Writers for the three dataset formats: YOLO detection, face-classifier crops, JSON Lines reads.
 
 - yolo:  DIR/images/{train,val}/NAME.jpg, DIR/labels/{train,val}/NAME.txt
-         ("class cx cy w h", normalised), DIR/data.yaml with the ABSOLUTE path and class names
-         in the fixed order of CLASSES.
+         (vision/labels.py's YOLO format: classes in KINDS order), DIR/data.yaml with the
+         ABSOLUTE path and the class names.
 - crops: DIR/crops/CLASS/NAME_K.png with CLASS = "<kind>_<value>" (d00 values as 00..90),
          cocked dice under DIR/crops_cocked/CLASS/, and DIR/crops.csv listing every crop
          (path, kind, value, colour, cocked, source image).
@@ -15,51 +15,18 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Iterator
 
 import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import ImageRead
 from dicecam.vision.crops import CROP_MARGIN, face_name, square_crop
-from dicecam.vision.crops import KINDS as CLASSES
-from dicecam.vision.sources import IMAGE_EXTS
+from dicecam.vision.labels import data_yaml, yolo_lines
 
 FORMATS = ("yolo", "crops", "jsonl")
-CROP_SIZE = 96
-
-
-def yolo_lines(read: ImageRead) -> list[str]:
-    out = []
-    for d in read.dice:
-        x1, y1, x2, y2 = d.box
-        cx, cy = (x1 + x2) / 2 / read.width, (y1 + y2) / 2 / read.height
-        w, h = (x2 - x1) / read.width, (y2 - y1) / read.height
-        out.append(f"{CLASSES.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-    return out
-
-
-# -- reading the YOLO format back (evaluation, training on real photos, contact sheets) --
-def yolo_pairs(root: Path) -> Iterator[tuple[Path, Path]]:
-    """(image, label) pairs of a YOLO folder: images/... next to labels/... with the same stem."""
-    for img in sorted(root.rglob("*")):
-        if img.suffix.lower() not in IMAGE_EXTS or "images" not in img.parts:
-            continue
-        parts = list(img.parts)
-        parts[len(parts) - 1 - parts[::-1].index("images")] = "labels"
-        label = Path(*parts).with_suffix(".txt")
-        if label.is_file():
-            yield img, label
-
-
-def read_yolo_labels(label: Path) -> list[tuple[int, float, float, float, float]]:
-    rows = []
-    for line in label.read_text().splitlines():
-        p = line.split()
-        if len(p) >= 5:
-            rows.append((int(p[0]), *map(float, p[1:5])))
-    return rows
-
+# The side of an exported face crop in pixels, framed as the reader frames it but sharper than the
+# reader's own input (vision.crops.CROP_SIZE), which a training recipe resizes it to.
+EXPORT_CROP_SIZE = 96
 
 
 class Writer:
@@ -105,7 +72,7 @@ class Writer:
                 cls = face_name(d.type.value, d.value)
                 (self.out / sub / cls).mkdir(parents=True, exist_ok=True)
                 rel = f"{sub}/{cls}/{name}_{k}.png"
-                cv2.imwrite(str(self.out / rel), square_crop(img, d.box, CROP_MARGIN, CROP_SIZE))
+                cv2.imwrite(str(self.out / rel), square_crop(img, d.box, CROP_MARGIN, EXPORT_CROP_SIZE))
                 self._csv.writerow([rel, d.type.value, d.value, d.colour or "", int(d.cocked), name])
 
     @staticmethod
@@ -121,12 +88,4 @@ class Writer:
         if self._csv:
             self._csv_file.close()
         if self.fmt == "yolo":
-            lines = [
-                f"path: {self.out.resolve()}",
-                "train: images/train",
-                "val: images/val",
-                f"nc: {len(CLASSES)}",
-                "names:",
-                *[f"  {i}: {c}" for i, c in enumerate(CLASSES)],
-            ]
-            (self.out / "data.yaml").write_text("\n".join(lines) + "\n")
+            (self.out / "data.yaml").write_text(data_yaml(["images/train"], ["images/val"], root=self.out))

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dicecam.vision.crops import KINDS  # noqa: F401 (the die kinds, named once for the whole project)
+from dicecam.vision.crops import KINDS, face_label  # noqa: F401 (the die kinds and face labels, named once)
 PHI = (1 + 5**0.5) / 2
 
 
@@ -164,12 +164,6 @@ def _assign_opposite(normals: np.ndarray, total: int, low: list[int]) -> list[in
     return vals
 
 
-def _text(kind: str, value: int) -> str:
-    if kind == "d00":
-        return f"{value:02d}"
-    return str(value)
-
-
 def _needs_bar(kind: str, value: int) -> bool:
     if kind == "d00":
         return value in (60, 90)
@@ -274,7 +268,7 @@ def build(kind: str, style: str | None = None) -> DieMesh:
                     size = ir * (0.42 if face.value == 1 else 0.30)
                     face.glyphs.append(Glyph("pip", pc, face.up, size))
                 continue
-            text = _text(kind, face.value)
+            text = face_label(kind, face.value)
             size = {"d6": 1.15, "d8": 1.2, "d10": 0.0, "d00": 0.0, "d12": 0.95, "d20": 1.05}[kind] * ir
             ctr = face.center
             if kind in ("d10", "d00"):

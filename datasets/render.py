@@ -3,10 +3,15 @@
 A `Renderer` owns the context and everything uploaded to it (shaders, die meshes, atlases,
 surface textures) so that rendering a scene costs a few draw calls and one read-back.
 The scene itself (what to draw, where) is a plain `SceneSpec` built by scene.py.
+
+moderngl and Pillow (the synth extra) are imported where a context opens or a glyph is drawn, so
+the scene types and the colour tables load without them.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +20,7 @@ import cv2
 import numpy as np
 
 from . import geometry
+from .surfaces import N_SURFACES, SIZE, surface
 
 FONT_DIR = Path(__file__).parent / "assets" / "fonts"
 # Real dice use many typefaces. The bundled fonts always render, and are all a default render uses,
@@ -37,9 +43,6 @@ SYSTEM_FONT_GLOBS = (
 
 
 def _font_paths() -> list[str]:
-    import glob
-    import os
-
     bundled = sorted(str(p) for p in FONT_DIR.glob("*.ttf"))
     if os.environ.get(SYSTEM_FONTS_ENV) != "1":
         return bundled
@@ -424,7 +427,9 @@ def model_matrix(d: DieSpec) -> np.ndarray:
 
 
 class Renderer:
-    """One GL context and its uploaded resources; not thread-safe, reuse it."""
+    """One GL context and its uploaded resources; not thread-safe. The caller owns it: open one for
+    a batch of images (`with Renderer() as r:`), since each die's atlas is built and uploaded on
+    first use, and close it when the batch is done."""
 
     # Surface textures are kept at a few pre-shrunk sizes; each scene binds the one whose
     # texels best match its pixels (mipmapping for the price of plain bilinear sampling).
@@ -447,11 +452,19 @@ class Renderer:
         self._surfaces: dict[tuple[int, int], object] = {}
         self._fbos: dict[tuple, tuple] = {}
 
+    def close(self) -> None:
+        """Release the GL context and everything uploaded to it."""
+        self.ctx.release()
+
+    def __enter__(self) -> "Renderer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # ------------------------------------------------------------ resources
     def surface_texture(self, index: int, level: int):
         """Surface `index` shrunk 2**level times, uploaded on first use."""
-        from .surfaces import N_SURFACES, surface
-
         key = (index % N_SURFACES, level)
         if key not in self._surfaces:
             img = surface(key[0])[1]
@@ -681,8 +694,6 @@ class Renderer:
 def surface_level(scene: SceneSpec) -> int:
     """Which pre-shrunk surface texture matches the image: log2 of texels per pixel at the
     centre of view, so far-away, finely tiled tables do not alias into sparkle."""
-    from .surfaces import SIZE
-
     dist = float(np.linalg.norm(scene.cam_pos - np.array([*_view_target(scene), 0.0])))
     focal = scene.height / 2 * scene.proj[1, 1]
     mm_per_px = dist / focal
@@ -763,20 +774,10 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(mask, (0, 0), max(0.6, sigma)).astype(np.float32) * np.float32(1 / 255)
 
 
-_RENDERER: Renderer | None = None
-
-
-def get_renderer() -> Renderer:
-    """The process-wide renderer (one GL context, created on first use)."""
-    global _RENDERER
-    if _RENDERER is None:
-        _RENDERER = Renderer()
-    return _RENDERER
-
-
 def egl_available() -> tuple[bool, str]:
+    """Whether a GL context opens here, and if not, why."""
     try:
-        get_renderer()
-        return True, ""
+        with Renderer():
+            return True, ""
     except Exception as e:  # noqa: BLE001 - the reason is reported to the caller
         return False, f"{type(e).__name__}: {e}"

@@ -1,7 +1,7 @@
 """Random tables of dice: sample a scene from a seed, render it, read its truth off the geometry.
 
-`render_image(seed)` is the public entry point: a BGR image and the `ImageRead` that is true
-for it. Every die's value comes from `geometry.value_up` on the pose it was rendered in;
+`render_image(seed, renderer=r)` is the public entry point: a BGR image and the `ImageRead` that
+is true for it, drawn by a `render.Renderer` the caller opens once for a batch. Every die's value comes from `geometry.value_up` on the pose it was rendered in;
 its box is tight around its visible pixels (from the renderer's id buffer).
 """
 
@@ -18,7 +18,8 @@ from dicecam.mechanics.errors import DiceError, LimitError
 
 from . import effects as fx
 from . import geometry
-from .render import BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, SceneSpec, get_renderer, look_at, perspective
+from .render import BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, Renderer, SceneSpec, look_at, perspective
+from .surfaces import N_SURFACES, PER_KIND, SURFACES
 
 # Circumradius in mm of a typical die of each kind (a 16 mm d6 has 13.9 mm).
 DIE_RADIUS = {"d4": 12.0, "d6": 13.0, "d8": 11.0, "d10": 11.0, "d00": 11.0, "d12": 12.0, "d20": 12.5}
@@ -235,8 +236,6 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
             continue
         dice.append(place_die(kind, look, rng, np.array([xy[0], xy[1], 0.0]), scale, lean))
     lights, amb, shadow_k = sample_lighting(rng)
-    from .surfaces import N_SURFACES, PER_KIND, SURFACES
-
     n_surf = N_SURFACES
     surface = int(rng.integers(n_surf))
     walls, wall_colour = [], (0.3, 0.2, 0.12)
@@ -375,9 +374,10 @@ def die_windows(scene: SceneSpec, distortion: float = 0.0, pad: int = 3) -> list
     return out
 
 
-def render_scene(scene: SceneSpec, eff: fx.Effects | None, name: str, jpeg: bool = True) -> tuple[np.ndarray, ImageRead]:
-    """Render, apply webcam effects, read the truth. jpeg=False: see `effects.apply`."""
-    img, ids = get_renderer().render(scene)
+def render_scene(renderer: Renderer, scene: SceneSpec, eff: fx.Effects | None, name: str,
+                 jpeg: bool = True) -> tuple[np.ndarray, ImageRead]:
+    """Render with `renderer`, apply webcam effects, read the truth. jpeg=False: see `effects.apply`."""
+    img, ids = renderer.render(scene)
     k1 = 0.0
     if eff is not None:
         img = fx.apply(img, eff, jpeg=jpeg)
@@ -387,9 +387,9 @@ def render_scene(scene: SceneSpec, eff: fx.Effects | None, name: str, jpeg: bool
     return img, truth_from_ids(scene, ids, name, windows=die_windows(scene, k1))
 
 
-def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 640, height: int = 480,
-                 n_dice: int | None = None, effects_strength: float = 1.0, defer_jpeg: bool = False):
-    """One random table of dice: BGR uint8 image and its truth (values from the poses).
+def render_image(seed: int, *, renderer: Renderer, kinds: Sequence[str] | None = None, width: int = 640,
+                 height: int = 480, n_dice: int | None = None, effects_strength: float = 1.0, defer_jpeg: bool = False):
+    """One random table of dice, drawn by `renderer`: BGR uint8 image and its truth (values from the poses).
 
     defer_jpeg=True returns (image, truth, jpeg quality or 0) with the webcam's JPEG
     compression left to the caller, who encodes the image at that quality."""
@@ -400,7 +400,7 @@ def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 
     rng = np.random.default_rng(seed)
     layout = sample_scene(rng, ks, width, height, n_dice)
     eff = fx.sample_effects(rng, effects_strength) if effects_strength > 0 else None
-    img, read = render_scene(layout.scene, eff, f"synth-{seed}", jpeg=not defer_jpeg)
+    img, read = render_scene(renderer, layout.scene, eff, f"synth-{seed}", jpeg=not defer_jpeg)
     if defer_jpeg:
         return img, read, (eff.jpeg if eff is not None else 0)
     return img, read

@@ -8,16 +8,25 @@ processes (one GL context each) and written in order, so the output is the same.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
+import os
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from dicecam.mechanics.errors import DicecamError, LimitError
+from dicecam.vision.crops import KINDS
 
-from .export import CLASSES, FORMATS, Writer
+from .clip import render_clip
+from .export import FORMATS, Writer
+from . import photoreal
+from .render import Renderer
+from .scene import check_size, parse_kinds, render_image
 
 MAX_COUNT = 1_000_000
 
@@ -37,18 +46,33 @@ def image_seed(seed: int, i: int) -> int:
     return int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
 
 
-def _render_one(args):
+def _render_one(args, renderer: Renderer):
     seed, i, kinds, width, height = args
-    from .scene import render_image
+    return render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height)
 
-    img, read = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height)
-    return img, read
+
+# A pool worker's renderer: opened by the pool's initializer (`open_worker_renderer`) in the worker
+# process, used by every job that worker runs, and gone with the process. The process that starts
+# the pool never sets it; it owns its own renderer.
+_worker_renderer: Renderer | None = None
+
+
+def open_worker_renderer() -> None:
+    """A pool initializer: this worker process's one GL context, reused by all its jobs."""
+    global _worker_renderer
+    _worker_renderer = Renderer()
+
+
+def worker_renderer() -> Renderer:
+    if _worker_renderer is None:
+        raise RuntimeError("no renderer in this process: start the pool with initializer=open_worker_renderer")
+    return _worker_renderer
 
 
 JPEG_QUALITY = 92  # of written images, unless the webcam's own JPEG quality is lower
 
 
-def _render_for_writer(args):
+def _render_for_writer(args, renderer: Renderer):
     """(image or JPEG bytes, truth) of image i, ready for `Writer.add`.
 
     For the JPEG formats the frame is encoded here, once: at the simulated webcam's quality
@@ -56,11 +80,10 @@ def _render_for_writer(args):
     JPEG_QUALITY. In worker processes this also keeps the encoding off the writing process
     and sends ~50 kB instead of a raw frame back to it."""
     seed, i, kinds, width, height, fmt = args
-    from .scene import render_image
-
     if fmt == "crops":
-        return render_image(image_seed(seed, i), kinds=kinds, width=width, height=height)
-    img, read, quality = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height, defer_jpeg=True)
+        return render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height)
+    img, read, quality = render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height,
+                                      defer_jpeg=True)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, min(quality or JPEG_QUALITY, JPEG_QUALITY)])
     return buf.tobytes(), read
 
@@ -71,23 +94,27 @@ RENDERERS = ("gl", "photoreal")
 def _photoreal_for_writer(args):
     """As `_render_for_writer`, from the photoreal (Cycles) renderer in this process."""
     seed, i, kinds, width, height, fmt, device = args
-    from .photoreal.run import render_image
+    # Here, not at the top: the photoreal modules (fonts, materials) cost ~50 ms that the GL path never needs.
+    from .photoreal.run import render_image as render_photoreal
 
-    img, read = render_image(image_seed(seed, i), kinds=kinds, width=width, height=height, device=device)
+    img, read = render_photoreal(image_seed(seed, i), kinds=kinds, width=width, height=height, device=device)
     if fmt == "crops":
         return img, read
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     return buf.tobytes(), read
 
 
-def _worker_init(lp_threads: str) -> None:
-    """Runs in each spawned worker before its GL context exists."""
-    import os
+def _in_worker(args):
+    return _render_for_writer(args, worker_renderer())
 
+
+def _worker_init(lp_threads: str) -> None:
+    """Runs in each spawned worker: sets up, then opens its GL context."""
     # One rasteriser thread per worker: the workers already fill the cores, and llvmpipe's
     # own thread pool only adds hand-offs between them.
     os.environ.setdefault("LP_NUM_THREADS", lp_threads)
     cv2.setNumThreads(1)
+    open_worker_renderer()
 
 
 def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt: str, clip: bool = False,
@@ -97,12 +124,6 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
 
     renderer "photoreal": Blender Cycles (datasets/photoreal), on the CPU or with device "gpu"
     on CUDA/OptiX; one process, whose render threads already use every core."""
-    import time
-
-    from tqdm import tqdm
-
-    from .scene import check_size, parse_kinds
-
     if fmt not in FORMATS:
         raise DicecamError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if not 1 <= count <= MAX_COUNT:
@@ -114,14 +135,12 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     if device not in ("cpu", "gpu"):
         raise DicecamError(f"unknown device {device!r} (known: cpu, gpu)")
     if renderer == "photoreal":
-        from .photoreal import INSTALL_HINT, bpy_available
-
         if clip:
             raise DicecamError("--clip is not available with the photoreal renderer")
         if workers > 1:
             raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
-        if not bpy_available():
-            raise DicecamError(INSTALL_HINT)
+        if not photoreal.bpy_available():
+            raise DicecamError(photoreal.INSTALL_HINT)
         from .photoreal.run import stage
 
         stage(device)  # builds the scene now: a --device gpu without a GPU fails before any file is written
@@ -134,18 +153,17 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     t0 = time.perf_counter()
     clips = 0
     if clip:
-        from .clip import render_clip
-
-        for c in tqdm(range(count), disable=not progress, desc="clips", unit="clip"):
-            cl = render_clip(image_seed(seed, c), kinds=ks, width=width, height=height)
-            for f, (img, read) in enumerate(zip(cl.frames, cl.per_frame)):
-                name = f"clip{c:05d}_f{f:04d}"
-                writer.add(name, img, read.model_copy(update={"image": name}))
-            meta = {"clip": c, "frames": len(cl.frames), "fps": cl.fps, "settled_at": cl.settled_at,
-                    "truth": cl.truth.model_dump(mode="json")}
-            with open(out / "clips.jsonl", "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(meta, separators=(",", ":")) + "\n")
-            clips += 1
+        with Renderer() as gl:
+            for c in tqdm(range(count), disable=not progress, desc="clips", unit="clip"):
+                cl = render_clip(image_seed(seed, c), renderer=gl, kinds=ks, width=width, height=height)
+                for f, (img, read) in enumerate(zip(cl.frames, cl.per_frame)):
+                    name = f"clip{c:05d}_f{f:04d}"
+                    writer.add(name, img, read.model_copy(update={"image": name}))
+                meta = {"clip": c, "frames": len(cl.frames), "fps": cl.fps, "settled_at": cl.settled_at,
+                        "truth": cl.truth.model_dump(mode="json")}
+                with open(out / "clips.jsonl", "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(meta, separators=(",", ":")) + "\n")
+                clips += 1
     elif renderer == "photoreal":
         for i in tqdm(range(count), disable=not progress, desc="photoreal", unit="img"):
             img, read = _photoreal_for_writer((seed, i, ks, width, height, fmt, device))
@@ -154,22 +172,21 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     else:
         jobs = [(seed, i, ks, width, height, fmt) for i in range(count)]
         if workers > 1:
-            import multiprocessing as mp
-
             ctx = mp.get_context("spawn")
             with ctx.Pool(workers, initializer=_worker_init, initargs=("1",)) as pool:
-                it = pool.imap(_render_for_writer, jobs, chunksize=4)
+                it = pool.imap(_in_worker, jobs, chunksize=4)
                 for i, (img, read) in enumerate(tqdm(it, total=count, disable=not progress, desc="synth", unit="img")):
                     name = f"s{seed}_{i:06d}"
                     writer.add(name, img, read.model_copy(update={"image": name}))
         else:
-            for i, job in enumerate(tqdm(jobs, disable=not progress, desc="synth", unit="img")):
-                img, read = _render_for_writer(job)
-                name = f"s{seed}_{i:06d}"
-                writer.add(name, img, read.model_copy(update={"image": name}))
+            with Renderer() as gl:
+                for i, job in enumerate(tqdm(jobs, disable=not progress, desc="synth", unit="img")):
+                    img, read = _render_for_writer(job, gl)
+                    name = f"s{seed}_{i:06d}"
+                    writer.add(name, img, read.model_copy(update={"image": name}))
     writer.close()
     dt = time.perf_counter() - t0
     summary = Summary(str(out.resolve()), fmt, writer.count, writer.dice, round(dt, 3), round(writer.count / max(dt, 1e-9), 2), clips)
-    (out / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(CLASSES), "seed": seed,
+    (out / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(KINDS), "seed": seed,
                                                   "kinds": list(ks), "renderer": renderer}, indent=1) + "\n")
     return summary

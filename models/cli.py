@@ -1,8 +1,15 @@
-"""`dicecam train`: the training recipe (needs the `train` extra: torch, ultralytics)."""
+"""`dicecam train`: the training recipe (needs the `train` extra: torch, ultralytics).
+
+The dispatcher imports this module for every command: the recipe (torch) and the extras check are
+imported when `train` runs.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from dicecam.mechanics.errors import DicecamError, LimitError
 
 STAGES = ("synth", "real", "detector", "reader", "export")
 
@@ -44,10 +51,6 @@ def register(subparsers) -> None:
 
 
 def _train(args) -> int:
-    import os
-
-    from dicecam.mechanics.errors import DicecamError, LimitError
-
     stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
     real_sets = tuple(s.strip() for s in args.real_sets.split(",") if s.strip())
     known = ("pips", "lurig-d20-values", "lurig-types")
@@ -68,6 +71,7 @@ def _train(args) -> int:
     require("train", "training", modules=("torch", "ultralytics", "moderngl"))
     # Numerals in every installed font, not only the bundled ones (see datasets/render.py).
     os.environ["DICECAM_SYSTEM_FONTS"] = "1"
+    # After the setting above: the renderer reads it when the recipe imports it.
     from .recipe import Recipe, run
     from .train_detector import DetectorTrainConfig
     from .train_reader import ReaderTrainConfig

@@ -12,16 +12,22 @@ box the way a detector would and still find pixels there.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
+from dicecam.datasets.scene import parse_kinds
+from dicecam.datasets.synth import _render_one, open_worker_renderer, worker_renderer
 from dicecam.mechanics.errors import DicecamError
-from dicecam.datasets.export import read_yolo_labels, yolo_pairs
 from dicecam.vision.crops import FACE_INDEX, KIND_OF_FACE, KINDS, square_crop
+from dicecam.vision.evaluate import held_out, load_truth
+from dicecam.vision.labels import pixel_box, read_yolo_labels, yolo_lines, yolo_pairs
+from dicecam.vision.read import Reader
 
 
 CROP_STORE_SIZE = 128
@@ -70,12 +76,10 @@ def _crop_rows(img: np.ndarray, dice, colours: list[str]) -> list[tuple]:
 
 def _render_and_write(job) -> tuple[int, list[tuple]]:
     """Render image i, write it and its YOLO label, return (dice, crop rows of a training image).
-    Runs in a worker process, so the main process only gathers crops."""
-    from dicecam.datasets.export import yolo_lines
-    from dicecam.datasets.synth import _render_one
-
+    Runs in a worker process (its renderer opened by the pool's initializer), so the main process
+    only gathers crops."""
     out, seed, i, kinds, val_every, colours = job
-    img, read = _render_one((seed, i, kinds, 640, 480))
+    img, read = _render_one((seed, i, kinds, 640, 480), worker_renderer())
     split = "val" if (i + 1) % val_every == 0 else "train"
     name = f"s{seed}_{i:06d}"
     ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -91,21 +95,15 @@ def render_synthetic(out: Path, count: int, seed: int, colours: list[str], *, wo
                      val_every: int = 10, progress: bool = True) -> None:
     """Render `count` images into out/yolo (detector; every `val_every`th image to val) and
     out/crops.npz (face reader, training images only)."""
-    from tqdm import tqdm
-
-    from dicecam.datasets.scene import parse_kinds
-
     yolo = out / "yolo"
     for split in ("train", "val"):
         (yolo / "images" / split).mkdir(parents=True, exist_ok=True)
         (yolo / "labels" / split).mkdir(parents=True, exist_ok=True)
     jobs = [(yolo, seed, i, parse_kinds(None), val_every, colours) for i in range(count)]
     rows, dice = [], 0
-    import multiprocessing as mp
-
     # Always render in worker processes: a GL context in the training process itself has
     # crashed torch's CUDA build at start-up.
-    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
+    with mp.get_context("spawn").Pool(max(1, workers), initializer=open_worker_renderer) as pool:
         for n, r in tqdm(pool.imap(_render_and_write, jobs, chunksize=8), total=count,
                          disable=not progress, desc="render", unit="img"):
             dice += n
@@ -158,8 +156,6 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
     """Copy the real d6-pip photos under `real` (YOLO labels, class k = k+1 pips) into
     out/yolo/{train,val}/{images,labels} with class d6, and cut their crops into out/crops.npz
     (at full resolution, before the copy is shrunk to `max_side`)."""
-    from tqdm import tqdm
-
     real = Path(real)
     rows, images, dice = [], 0, 0
     for img_path, label in tqdm(select_real(real, copies_per_photo, seed), disable=not progress, desc="real", unit="img"):
@@ -168,9 +164,8 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
             continue
         h, w = img.shape[:2]
         labels = [r for r in read_yolo_labels(label) if 0 <= r[0] < 6]
-        for k, cx, cy, bw, bh in labels:
-            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-            rows.append((square_crop(img, box, CROP_STORE_MARGIN, CROP_STORE_SIZE), FACE_INDEX[("d6", k + 1)], -1, 0))
+        for k, *row in labels:
+            rows.append((square_crop(img, pixel_box(*row, w, h), CROP_STORE_MARGIN, CROP_STORE_SIZE), FACE_INDEX[("d6", k + 1)], -1, 0))
         rel = img_path.relative_to(real)
         split = "val" if "val" in rel.parts else "train"
         dst = out / "yolo" / split / "images" / f"{'_'.join(rel.parts[:-1])}__{img_path.stem}.jpg"
@@ -197,11 +192,6 @@ def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SE
     """Crops of the single-die photos under `real`/SET/truth.jsonl, leaving out what `dicecam eval
     --held-out` scores. A line without a box gets the shipped detector's surest box; a photo where
     it finds nothing is skipped. Dice labelled by kind only get face -1 and their kind."""
-    from tqdm import tqdm
-
-    from dicecam.vision.evaluate import held_out, load_truth
-    from dicecam.vision.read import Reader
-
     detector = Reader.load()
     rows, skipped, counts = [], 0, {}
     for name in sets:

@@ -17,10 +17,14 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import torch
+
+from dicecam.datasets.render import BODY_COLOURS
 from dicecam.mechanics.errors import DicecamError
 
-from .train_detector import DetectorTrainConfig
-from .train_reader import ReaderTrainConfig
+from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
+from .train_detector import DetectorTrainConfig, detector_figures, export_detector, train_detector, write_data_yaml
+from .train_reader import ReaderTrainConfig, build_model, export_reader, train_reader
 
 
 @dataclass
@@ -39,14 +43,10 @@ class Recipe:
 
 
 def _colours() -> list[str]:
-    from dicecam.datasets.render import BODY_COLOURS
-
     return list(BODY_COLOURS)
 
 
 def run(r: Recipe, log=print) -> dict:
-    from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
-
     t_start = time.perf_counter()
     r.work.mkdir(parents=True, exist_ok=True)
     synth, real = r.work / "synth", r.work / "real"
@@ -71,8 +71,6 @@ def run(r: Recipe, log=print) -> dict:
     figures: dict = {}
     config_dir = r.work / "ultralytics"
     if "detector" in r.stages:
-        from .train_detector import detector_figures, train_detector, write_data_yaml
-
         if not (synth / "done.json").is_file():
             raise DicecamError(f"no synthetic images in {synth}: run the synth stage first")
         pips = has_real and (real / "yolo").is_dir()
@@ -86,8 +84,6 @@ def run(r: Recipe, log=print) -> dict:
         figures["detector"] = detector_figures(r.work / "runs")
     reader_result = None
     if "reader" in r.stages:
-        from .train_reader import train_reader
-
         t = time.perf_counter()
         reals = CropSet.concat([CropSet.load(real / f) for f in ("crops.npz", "reads.npz") if (real / f).is_file()]) \
             if has_real else None
@@ -103,11 +99,6 @@ def run(r: Recipe, log=print) -> dict:
 
 
 def export(r: Recipe, figures: dict, log=print) -> None:
-    import torch
-
-    from .train_detector import export_detector
-    from .train_reader import ReaderTrainConfig, build_model, export_reader
-
     r.export.mkdir(parents=True, exist_ok=True)
     best = r.work / "runs" / "detector" / "weights" / "best.pt"
     if best.is_file():

@@ -8,13 +8,16 @@ Arial.ttf), the model built from its .yaml (no weights download), and the AMP se
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from dicecam.datasets.render import FONT_DIR
 from dicecam.vision.crops import KINDS
+from dicecam.vision.labels import data_yaml
 
 # Run-time detector input (height, width): 640x480 frames letterbox into it with no padding waste.
 EXPORT_SHAPE = (320, 416)
@@ -42,8 +45,6 @@ def offline_ultralytics(config_dir: Path, threads: int | None = None):
     font = config_dir / "Arial.ttf"
     if not font.is_file():
         # Any TTF will do for its plots; ours ships with the synthetic renderer.
-        from dicecam.datasets.render import FONT_DIR
-
         shutil.copy(FONT_DIR / "LiberationSans-Bold.ttf", font)
     import ultralytics
     import ultralytics.engine.trainer as trainer
@@ -58,8 +59,6 @@ def offline_ultralytics(config_dir: Path, threads: int | None = None):
 
 
 def _read_results_csv(self) -> dict:
-    import csv
-
     try:
         with open(self.csv, newline="") as fh:
             rows = list(csv.DictReader(fh))
@@ -69,9 +68,7 @@ def _read_results_csv(self) -> dict:
 
 
 def write_data_yaml(path: Path, train: list[Path], val: list[Path]) -> Path:
-    lines = ["train:", *[f"  - {p.resolve()}" for p in train], "val:", *[f"  - {p.resolve()}" for p in val],
-             f"nc: {len(KINDS)}", "names:", *[f"  {i}: {k}" for i, k in enumerate(KINDS)]]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(data_yaml([str(p.resolve()) for p in train], [str(p.resolve()) for p in val]))
     return path
 
 

@@ -201,6 +201,7 @@ def build_model(cfg: ReaderTrainConfig, n_colours: int) -> torch.nn.Module:
     """The network to train: a fresh FaceReaderNet, or an exported reader (`init` an .onnx file:
     its graph and weights become a trainable torch module) to fine-tune."""
     if cfg.init and cfg.init.endswith(".onnx"):
+        # onnx and onnx2torch only when fine-tuning an exported reader: a fresh training needs neither.
         import onnx
         from onnx2torch import convert
 

@@ -104,10 +104,6 @@ def get_table(request: Request) -> Table:
     return request.app.state.table
 
 
-def get_broker(request: Request) -> Broker:
-    return request.app.state.broker
-
-
 def foreign(origin: str | None, host: str | None) -> bool:
     """A browser request from a page of another site. "null" is foreign too: a sandboxed iframe or a
     file:// page sends it, and their form uploads need no CORS preflight."""

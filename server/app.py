@@ -161,4 +161,3 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
     return app
-PipelineProtocol = LivePipeline  # the name the brief uses; vision.pipeline.Pipeline satisfies it

@@ -1,7 +1,8 @@
 """Benchmarks for the pages: event-to-overlay-painted latency and many overlay clients with no lost event.
 
 All traffic stays on 127.0.0.1; counts and durations are bounded. Figures are reported, never asserted.
-`python -m dicecam.server.bench [--quick]` prints one JSON object per line.
+`python -m dicecam.server.bench [--quick]` prints one JSON object per line. Playwright (the test
+extra) is imported where a benchmark drives Chromium; without it that part is skipped.
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import websockets
+
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.registry import resolve
 from dicecam.mechanics.roll import Event, Roll
 
+from .app import create_app
 from .events import make_event
 from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
+from .settings import ServerSettings
+from .store import RollStore
 
 def _roll_event(i: int) -> Event:
     dice = [DieReading(type="d6", value=1 + i % 6), DieReading(type="d8", value=1 + (i * 3) % 8),
@@ -34,10 +40,6 @@ def _roll_event(i: int) -> Event:
 
 
 def _make_app(tmp: Path):
-    from .app import create_app
-    from .settings import ServerSettings
-    from .store import RollStore
-
     settings = ServerSettings(data_dir=tmp, max_clients=1000, client_queue=1024)
     store = RollStore(settings.db_path)
     return create_app(settings, store), store
@@ -70,8 +72,6 @@ def _latency(url: str, broker, n: int) -> dict[str, Any]:
 
 
 async def _clients(url: str, broker, clients: int, seconds: float, rate_hz: float) -> dict[str, Any]:
-    import websockets
-
     ws_url = url.replace("http://", "ws://") + "/api/events/ws"
     received = [0] * clients
     snapshots = [0] * clients

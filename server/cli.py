@@ -24,8 +24,8 @@ COMMAND_MODULES = (
     "dicecam.server.cli_fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
-    "dicecam.vision.cli",  # read, eval, bench
-    "dicecam.vision.cli_watch",  # watch
+    "dicecam.server.cli_read",  # read, teach, eval, bench
+    "dicecam.server.cli_watch",  # watch
     "dicecam.server.cli_serve",  # serve
 )
 
@@ -65,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except ModuleNotFoundError as e:
         # An optional extra the command reached for: one line naming it. Any other missing module is a bug.
+        # (Imported here, on the error path: this module is every command's start-up.)
         from dicecam.vision.extras import as_missing_extra
 
         missing = as_missing_extra(e)

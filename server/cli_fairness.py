@@ -9,6 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
+from dicecam.mechanics.errors import DicecamError, first_problem
+
 
 def register(subparsers) -> None:
     """Add `fairness`; see server/cli.py for the contract."""
@@ -33,7 +35,6 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from dicecam.mechanics import fairness
-    from dicecam.mechanics.errors import DicecamError, first_problem
     from dicecam.server.settings import ServerSettings, default_data_dir
     from dicecam.server.store import RollStore, StoreError
 

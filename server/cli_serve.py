@@ -2,11 +2,19 @@
 
 With no camera it starts on the demo clip and says so; with no reader (weights missing) or
 no rules it still starts, manual entry and history working, and says why.
+
+The dispatcher imports this module for every command: what only `serve` needs (pydantic, the app,
+uvicorn, the reader, even socket and secrets) is imported when it runs.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from dicecam.mechanics.errors import DicecamError, first_problem, parse_int
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
@@ -37,10 +45,6 @@ def register(subparsers) -> None:
 
 
 def _options(pairs: list[str]) -> dict:
-    import json
-
-    from dicecam.mechanics.errors import DicecamError, parse_int
-
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -105,11 +109,8 @@ def settings_from_args(args, say=print):
     """Validated settings; off loopback without --token a token is generated and printed."""
     import secrets
     import socket
-    from pathlib import Path
 
     from pydantic import ValidationError
-
-    from dicecam.mechanics.errors import DicecamError, first_problem
 
     from .hosts import WILDCARD
     from .settings import ServerSettings, is_loopback
@@ -147,8 +148,6 @@ def settings_from_args(args, say=print):
 def banner(settings) -> list[str]:
     """The addresses to open: the table's with its token (a page without it cannot change anything),
     and the read-only overlay and reader, which are safe to share without it."""
-    from urllib.parse import quote
-
     from .hosts import WILDCARD
 
     shown = "127.0.0.1" if settings.host in WILDCARD else settings.host
@@ -170,8 +169,6 @@ def _check_port(host: str, port: int) -> None:
     """Fail before loading the camera and models when the address is taken (uvicorn would fail later)."""
     import socket
 
-    from dicecam.mechanics.errors import DicecamError
-
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as e:
@@ -186,8 +183,6 @@ def _check_port(host: str, port: int) -> None:
 
 
 def run(args) -> int:
-    from dicecam.mechanics.errors import DicecamError
-
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 

@@ -9,6 +9,8 @@ import threading
 import time
 from pathlib import Path
 
+import uvicorn
+
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 # Without the background-networking flags Chromium keeps calling hosts this offline machine refuses.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -32,8 +34,6 @@ class LiveServer:
     """`with LiveServer(app) as srv:` serves `app` at `srv.url` until the block ends."""
 
     def __init__(self, app):
-        import uvicorn
-
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",

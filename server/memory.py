@@ -14,7 +14,7 @@ from collections import OrderedDict
 import numpy as np
 from pydantic import BaseModel, Field
 
-from dicecam.mechanics.dice import DieReading, DieType
+from dicecam.mechanics.dice import FACES, DieReading, DieType
 from dicecam.mechanics.errors import DicecamError
 from dicecam.mechanics.roll import Roll
 from dicecam.vision.memory import DiceMemory, Taught
@@ -43,8 +43,6 @@ class KnownDie(BaseModel):
 
 
 def _kinds() -> dict[str, list[int]]:
-    from dicecam.mechanics.dice import FACES
-
     return {t.value: list(v) for t, v in FACES.items()}
 
 

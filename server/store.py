@@ -200,7 +200,8 @@ def save_correction(
     stem.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     written.append(stem.with_suffix(".json"))
     if width and height:
-        from dicecam.datasets.export import CLASSES, yolo_lines  # the format the training sets use
+        from dicecam.vision.crops import KINDS as CLASSES  # the format the training sets use
+        from dicecam.vision.labels import yolo_lines
 
         boxed = ImageRead(image=meta["image"] or "", width=width, height=height, dice=[d for d in roll.dice if d.box])
         stem.with_suffix(".txt").write_text("".join(line + "\n" for line in yolo_lines(boxed)))

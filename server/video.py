@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading
@@ -13,8 +14,6 @@ DOUBT = (0, 190, 255)
 
 
 def annotate(frame: np.ndarray, dice: Sequence[DieReading]) -> np.ndarray:
-    import cv2
-
     out = frame.copy()
     scale = max(out.shape[0], out.shape[1]) / 1280
     thick = max(2, round(3 * scale))
@@ -34,8 +33,6 @@ def annotate(frame: np.ndarray, dice: Sequence[DieReading]) -> np.ndarray:
 
 
 def jpeg(frame: np.ndarray, quality: int = 80) -> bytes:
-    import cv2
-
     ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError("could not encode the frame")

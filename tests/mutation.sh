@@ -39,7 +39,7 @@ case "$target" in
     vision)
         packages=(mechanics vision)
         mutate=(dicecam/vision/vote.py dicecam/vision/assembly.py)
-        tests=(tests/vision/test_vision_vote.py tests/vision/test_vision_assembly.py tests/vision/test_vision_watch_cli.py)
+        tests=(tests/vision/test_vision_vote.py tests/vision/test_vision_assembly.py tests/server/test_server_cli_watch.py)
         ;;
     server)
         packages=(mechanics server)

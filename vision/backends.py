@@ -1,5 +1,8 @@
 """Inference backends for the shipped ONNX files: ONNX Runtime (always installed) and OpenVINO
-(optional extra). OpenVINO reads the same .onnx file, so one set of weights serves both."""
+(optional extra). OpenVINO reads the same .onnx file, so one set of weights serves both.
+
+Each runtime is imported when a session opens: the one not chosen (or not installed) is never
+loaded, and neither slows a command that reads no dice."""
 
 from __future__ import annotations
 

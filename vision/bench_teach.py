@@ -18,6 +18,7 @@ import numpy as np
 
 from .evaluate import evaluate, load_truth
 from .memory import DiceMemory, TeachError
+from .read import Reader
 from .teach import Example, check_can_learn, examples_of
 
 
@@ -66,8 +67,6 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
 
 
 def bench_teach_real(root: Path, per_face: int = 3) -> list[dict]:
-    from .read import Reader
-
     reader = Reader.load()
     try:
         check_can_learn(reader)

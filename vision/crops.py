@@ -13,15 +13,20 @@ import numpy as np
 
 from dicecam.mechanics.dice import FACES, DieType
 
-# Detector classes, in the fixed order of the YOLO exports (datasets/export.py): DieType's order.
+# Detector classes, in the fixed order of the YOLO exports (vision/labels.py): DieType's order.
 KINDS: tuple[str, ...] = tuple(t.value for t in DieType)
 CROP_SIZE = 64
 CROP_MARGIN = 0.15
 
 
+def face_label(kind: str, value: int) -> str:
+    """'7', '00', '30': a face's value as labels show it (a d00's with two digits)."""
+    return f"{value:02d}" if kind == "d00" else str(value)
+
+
 def face_name(kind: str, value: int) -> str:
     """'d8_7', 'd00_30': one class of the face reader."""
-    return f"{kind}_{value:02d}" if kind == "d00" else f"{kind}_{value}"
+    return f"{kind}_{face_label(kind, value)}"
 
 
 # Every (kind, value) the face reader can answer, grouped by kind in KINDS order.

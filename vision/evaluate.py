@@ -24,6 +24,7 @@ from dicecam.mechanics.dice import DieReading, DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
 from .crops import KINDS
+from .labels import yolo_boxes, yolo_pairs
 from .vote import iou
 
 MATCH_IOU = 0.5
@@ -113,16 +114,13 @@ def truth_from_jsonl(path: Path) -> Truth:
 
 
 def truth_from_yolo(folder: Path) -> Truth:
-    from dicecam.datasets.export import read_yolo_labels, yolo_pairs
-
     for img_path, label in yolo_pairs(folder):
         img = cv2.imread(str(img_path))
         if img is None:
             yield TruthImage(img_path, [])
             continue
         h, w = img.shape[:2]
-        dice = [TruthDie(DieType.d6, k + 1, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
-                for k, cx, cy, bw, bh in read_yolo_labels(label) if 0 <= k < 6]
+        dice = [TruthDie(DieType.d6, k + 1, box) for k, box in yolo_boxes(label, w, h) if 0 <= k < 6]
         yield TruthImage(img_path, dice, image=img)
 
 

@@ -2,7 +2,10 @@
 
 The header is read before any pixel is decoded, so a 20000x20000 image is refused at once instead of
 taking seconds and gigabytes; and a file cut short is refused instead of being read with its missing
-part filled grey (where the reader would find dice that are not there)."""
+part filled grey (where the reader would find dice that are not there).
+
+OpenCV is imported when an image is decoded: the server's settings take the caps from here, and a
+command that loads those settings to decode nothing (`dicecam fairness`) does without it."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import numpy as np
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
-from .backends import open_session
+from .backends import default_backend, open_session
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, model_fingerprint
@@ -82,8 +82,6 @@ class Reader:
             raise DicecamError(f"the weights in {folder} were trained for other classes")
         if not 16 <= fmeta["input"]["size"] <= 256 or fmeta["input"]["margin"] != CROP_MARGIN:
             raise DicecamError(f"the face reader in {folder} expects other crops")
-        from .backends import default_backend
-
         name = default_backend() if backend == "auto" else backend
         return cls(open_session(det, name, threads), open_session(faces, name, threads),
                    input_size=(dmeta["input"]["width"], dmeta["input"]["height"]), colours=fmeta["colours"],

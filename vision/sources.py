@@ -9,6 +9,8 @@ through `on_status`, never raised.
 from __future__ import annotations
 
 import itertools
+import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,11 +23,8 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 
-# OpenCV's own warnings (a camera index that is not there, a stream that drops) would flood the
-# terminal on every retry; the source reports them once, as a status, itself.
-cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+from .labels import IMAGE_EXTS
 
-IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp"}
 MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
 
 StatusFn = Callable[[dict], None]
@@ -33,6 +32,36 @@ StatusFn = Callable[[dict], None]
 
 class SourceError(DicecamError):
     pass
+
+
+class QuietOpenCV:
+    """OpenCV's logging silenced while a capture is open, and put back as it was after the last one.
+
+    OpenCV's own warnings (a camera index that is not there, a stream that drops) would flood the
+    terminal on every retry; a source reports them once, as a status, itself. OpenCV's log level is
+    one per process, so open captures share one silence, counted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+        self._level: int | None = None
+
+    def __enter__(self) -> "QuietOpenCV":
+        with self._lock:
+            if self._open == 0:
+                self._level = cv2.utils.logging.getLogLevel()
+                cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+            self._open += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._open -= 1
+            if self._open == 0 and self._level is not None:
+                cv2.utils.logging.setLogLevel(self._level)
+
+
+quiet_opencv = QuietOpenCV()
 
 
 def frame_problem(frame) -> str | None:
@@ -80,6 +109,10 @@ class FrameSource:
 
     def raw(self) -> Iterator[np.ndarray]:
         """Every good frame in order (junk skipped and counted), with reconnects."""
+        with quiet_opencv:  # from the first open to the end of the source, retries included
+            yield from self._raw()
+
+    def _raw(self) -> Iterator[np.ndarray]:
         backoff, tries, period = 0.25, 0, (1.0 / self.fps if self.fps and self.realtime else 0.0)
         while not self._stop.is_set():
             try:
@@ -218,18 +251,17 @@ def is_camera(spec: str) -> bool:
 def probe_camera(spec: str) -> None:
     """Raise SourceError when no camera answers at `spec` (a missing /dev/videoN is known without
     asking OpenCV). Sources open lazily and retry forever, so a command checks once at start."""
-    import sys
-
     text = spec.strip()
     dev = f"/dev/video{text}" if text.isdigit() else text
     if sys.platform.startswith("linux") and not Path(dev).exists():
         raise SourceError(f"{dev} does not exist")
-    cap = cv2.VideoCapture(int(text) if text.isdigit() else text)
-    try:
-        if not cap.isOpened():
-            raise SourceError(f"camera {text} did not open")
-    finally:
-        cap.release()
+    with quiet_opencv:
+        cap = cv2.VideoCapture(int(text) if text.isdigit() else text)
+        try:
+            if not cap.isOpened():
+                raise SourceError(f"camera {text} did not open")
+        finally:
+            cap.release()
 
 
 def demo_paths() -> tuple[Path, Path]:
@@ -257,13 +289,11 @@ def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_dem
             raise SourceError(f"unsupported stream URL {text!r} (rtsp, http(s), rtmp, udp, tcp)")
         return FrameSource(text, _capture_reader(text, False), **live)
     if text == "demo":
-        import json
-
         mp4, meta = demo_paths()
         clip_fps = float(json.loads(meta.read_text()).get("fps", 30))
         if loop_demo:
             # The looping demo (serve, watch --loop) plays the rolls the pipeline's system adjudicates.
-            from .demo import demo_source
+            from .demo import demo_source  # here, not at the top: demo.py builds on this module
 
             return demo_source(**kw)
         return FrameSource("demo", _capture_reader(str(mp4), True), fps=clip_fps, finite=True, **kw)
@@ -279,10 +309,11 @@ def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_dem
 
         return FrameSource(text, open_dir, fps=fps, finite=True, **kw)
     if path.is_file():
-        cap = cv2.VideoCapture(str(path))
-        vfps = cap.get(cv2.CAP_PROP_FPS) or fps
-        ok = cap.isOpened()
-        cap.release()
+        with quiet_opencv:
+            cap = cv2.VideoCapture(str(path))
+            vfps = cap.get(cv2.CAP_PROP_FPS) or fps
+            ok = cap.isOpened()
+            cap.release()
         if not ok:
             raise SourceError(f"cannot read video {text!r}")
         return FrameSource(text, _capture_reader(str(path), True), fps=vfps if 1 <= vfps <= 240 else fps,

@@ -9,6 +9,8 @@ refusing each bad one with a reason, and embeds all the crops in a few batches.
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -31,8 +33,6 @@ SECOND_DIE_RATIO = 0.75
 def default_data_dir() -> Path:
     """The data folder every command uses by default (the server's settings take it from here:
     the reader's commands cannot import the server, which sits above them)."""
-    import os
-
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "dicecam"
 
@@ -64,8 +64,6 @@ def open_memory(reader, folder: Path) -> DiceMemory:
 
 
 def _stale(path: Path, model_id: str) -> bool:
-    import json
-
     try:
         with np.load(path, allow_pickle=False) as z:
             return json.loads(bytes(z["meta"]).decode()).get("model_id") != model_id

@@ -3,6 +3,8 @@
 The atlas layout and the face polygons are the moderngl renderer's (`render._face_frame`,
 `render._face_relief`), so a face's numerals sit where geometry.py puts its glyphs, turned the
 same way: the labels of both renderers come from one numbering.
+
+Pillow (an install extra) is imported where a glyph is drawn.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""System fonts that draw dice numerals, with the bundled fonts as the fallback."""
+"""System fonts that draw dice numerals, with the bundled fonts as the fallback.
+
+Pillow (an install extra) is imported where a font is tried."""
 
 from __future__ import annotations
 

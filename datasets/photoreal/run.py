@@ -8,12 +8,14 @@ from typing import Sequence
 import numpy as np
 
 from dicecam.mechanics.dice import ImageRead
+from dicecam.mechanics.errors import DicecamError
 
 from .. import effects as fx
 from ..scene import check_size, parse_kinds
 from . import INSTALL_HINT, bpy_available
 from .fonts import system_fonts
 from .sample import sample_scene, truth
+from .stage import Stage
 
 DEFAULT_SAMPLES = 12
 _STAGE = {}
@@ -21,14 +23,10 @@ _STAGE = {}
 
 def stage(device: str = "cpu", samples: int = DEFAULT_SAMPLES):
     """The process's bpy scene, built on first use (per device); samples apply from now on."""
-    from dicecam.mechanics.errors import DicecamError
-
     key = device
     if key not in _STAGE:
         if not bpy_available():
             raise DicecamError(INSTALL_HINT)
-        from .stage import Stage
-
         _STAGE.clear()
         _STAGE[key] = Stage(device=device, samples=samples)  # DicecamError when --device gpu finds none
     _STAGE[key].scene.cycles.samples = samples

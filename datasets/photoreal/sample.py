@@ -18,8 +18,8 @@ from dicecam.mechanics.dice import DieReading, ImageRead, reading_order
 
 from .. import geometry
 from ..render import look_at, perspective
-from ..scene import DIE_RADIUS, table_point
-from ..surfaces import N_SURFACES
+from ..scene import DIE_RADIUS, _lean_on_wall, _tray, table_point
+from ..surfaces import N_SURFACES, PER_KIND, SURFACES
 from .looks import Look, sample_look, style_for
 
 MAX_OFF_VERTICAL = 65.0  # degrees: steeper views than this are not how people film a table
@@ -223,9 +223,6 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
 
 
 def _dress_table(rng: np.random.Generator, scene: Scene, px_die: float) -> None:
-    from ..scene import _lean_on_wall, _tray
-    from ..surfaces import PER_KIND, SURFACES
-
     scene.surface = int(rng.integers(N_SURFACES))
     scene.surface_mm = float(rng.uniform(120, 450))
     scene.surface_yaw = float(rng.uniform(0, 2 * np.pi))

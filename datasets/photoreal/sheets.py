@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import ImageRead
+from dicecam.vision.crops import KINDS, face_label
 
 TILE = 160
 DIE_FRACTION = 0.55  # of the tile's width taken by the die, real and rendered alike
@@ -69,9 +70,8 @@ def label_sheet(renders: list[tuple[np.ndarray, ImageRead, dict]], cols: int = 6
     tiles = []
     for img, read, extra in renders:
         for d in read.dice:
-            face = f"{d.value:02d}" if d.type.value == "d00" else str(d.value)
             style = extra.get("style", "")
-            text = f"{d.type.value}:{face}" + (f" {style}" if style in ("vertex", "base", "pips") else "")
+            text = f"{d.type.value}:{face_label(d.type.value, d.value)}" + (f" {style}" if style in ("vertex", "base", "pips") else "")
             tiles.append(_label(crop_die(img, d.box, 200, 0.75), text, (0, 255, 255) if d.cocked else (255, 255, 255)))
     return _grid(tiles, cols)
 
@@ -102,7 +102,7 @@ def real_examples(real: Path, kind: str, n: int) -> list[np.ndarray]:
 
 
 def realism_sheet(renders: list[tuple[np.ndarray, ImageRead, dict]], real: Path,
-                  kinds=("d4", "d6", "d8", "d10", "d00", "d12", "d20"), per_side: int = 3) -> np.ndarray:
+                  kinds=KINDS, per_side: int = 3) -> np.ndarray:
     rows = []
     for kind in kinds:
         reals = real_examples(real, kind, per_side)

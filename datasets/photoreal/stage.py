@@ -4,11 +4,15 @@ Building objects, node trees and images is what costs in Blender, so everything 
 made once (die meshes per kind and style, one material per pooled die, prop pools, the world)
 and each image only moves objects and sets node values. Blender works in metres; the sampled
 scene is in millimetres and is scaled by MM at this boundary.
+
+bpy, bmesh and mathutils (the photoreal extra) are imported where they are used, so this module
+imports, and its pure parts test, without Blender.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections import OrderedDict
 from pathlib import Path
@@ -16,11 +20,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dicecam.mechanics.errors import DicecamError
+
 from .. import geometry
+from ..surfaces import PER_KIND, SURFACES
 from ..surfaces import surface as surface_image
 from . import faces
 from .looks import PAINTS
 from .sample import Die, Scene
+from .tone import expose
 
 MM = 0.001
 BEVEL = {"d4": 0.07, "d6": 0.16, "d8": 0.06, "d10": 0.05, "d00": 0.05, "d12": 0.05, "d20": 0.05}
@@ -46,8 +54,6 @@ class _quiet:
     the command's output (errors still arrive as Python exceptions)."""
 
     def __enter__(self):
-        import sys
-
         sys.stdout.flush()
         sys.stderr.flush()
         self.saved = [os.dup(1), os.dup(2)]
@@ -128,8 +134,6 @@ class Stage:
                     d.use = d.type == kind
                 self.scene.cycles.device = "GPU"
                 return
-        from dicecam.mechanics.errors import DicecamError
-
         raise DicecamError("--device gpu: Cycles found no CUDA/OptiX/HIP/oneAPI/Metal device here; use --device cpu")
 
     def _world(self) -> None:
@@ -448,8 +452,6 @@ class Stage:
         self.table_map.inputs["Scale"].default_value = (k, k, 1)
         self.table_map.inputs["Rotation"].default_value = (0, 0, s.surface_yaw)
         self.table_tint.inputs[7].default_value = (*s.surface_tint, 1)
-        from ..surfaces import PER_KIND, SURFACES
-
         kind = SURFACES[(s.surface // PER_KIND) % len(SURFACES)]
         rough = {"glass": 0.15, "paper": 0.8, "wood": 0.45, "battlemap": 0.6, "neoprene": 0.85}.get(kind, 0.9)
         self.table_bsdf.inputs["Roughness"].default_value = rough
@@ -612,8 +614,6 @@ class Stage:
 
     def render(self, s: Scene, seed: int = 0) -> np.ndarray:
         """BGR uint8 image of the scene, exposed like a photo."""
-        from .tone import expose
-
         return np.ascontiguousarray(expose(self.render_linear(s, seed), s.exposure)[..., ::-1])
 
 

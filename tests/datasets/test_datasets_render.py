@@ -14,17 +14,23 @@ pytestmark = pytest.mark.skipif(not ok, reason=f"no headless OpenGL (EGL) contex
 
 from dicecam.datasets import geometry as g  # noqa: E402
 from dicecam.datasets import scene as sc  # noqa: E402
-from dicecam.datasets.export import CLASSES  # noqa: E402
+from dicecam.vision.crops import KINDS  # noqa: E402
 from dicecam.mechanics.dice import ImageRead, reading_order  # noqa: E402
 from dicecam.mechanics.errors import DicecamError  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def gl():
+    with render.Renderer() as r:
+        yield r
+
+
 @pytest.mark.parametrize("kind", list(g.KINDS))
-def test_boxes_contain_the_projected_die(kind):
+def test_boxes_contain_the_projected_die(kind, gl):
     for seed in range(3):
         rng = np.random.default_rng(seed)
         lay = sc.sample_scene(rng, [kind], 320, 240, 1, px_range=(40, 80))
-        img, read = sc.render_scene(lay.scene, None, "t")
+        img, read = sc.render_scene(gl, lay.scene, None, "t")
         (d,) = lay.scene.dice
         (r,) = read.dice
         pts = (g.build(d.kind, d.style).vertices * d.scale) @ d.R.T + d.pos
@@ -39,9 +45,10 @@ def test_boxes_contain_the_projected_die(kind):
         assert r.type.value == kind and r.colour == d.colour
 
 
-def test_render_image_truth_and_determinism():
-    a, ra = sc.render_image(7, width=320, height=240, n_dice=4)
-    b, rb = sc.render_image(7, width=320, height=240, n_dice=4)
+def test_render_image_truth_and_determinism(gl):
+    a, ra = sc.render_image(7, renderer=gl, width=320, height=240, n_dice=4)
+    with render.Renderer() as other:  # a fresh renderer, its atlases built anew, draws the same image
+        b, rb = sc.render_image(7, renderer=other, width=320, height=240, n_dice=4)
     assert a.shape == (240, 320, 3) and a.dtype == np.uint8
     assert np.array_equal(a, b) and ra == rb
     assert 1 <= len(ra.dice) <= 4
@@ -50,15 +57,25 @@ def test_render_image_truth_and_determinism():
         assert d.confidence is None
         x1, y1, x2, y2 = d.box
         assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 240
-    c, _ = sc.render_image(8, width=320, height=240, n_dice=4)
+    c, _ = sc.render_image(8, renderer=gl, width=320, height=240, n_dice=4)
     assert not np.array_equal(a, c)
 
 
-def test_bad_input_is_a_dicecam_error():
+def test_bad_input_is_a_dicecam_error(gl):
     with pytest.raises(DicecamError):
-        sc.render_image(1, kinds=["d7"])
+        sc.render_image(1, renderer=gl, kinds=["d7"])
     with pytest.raises(DicecamError):
-        sc.render_image(1, width=10, height=10)
+        sc.render_image(1, renderer=gl, width=10, height=10)
+
+
+def test_the_renderer_belongs_to_its_caller_and_closing_it_releases_its_gl_context():
+    with render.Renderer() as r:
+        sc.render_image(3, renderer=r, width=160, height=120, n_dice=1)
+    # No renderer is kept behind the caller's back, in the module or in the scene functions.
+    held = [name for m in (render, sc) for name, v in vars(m).items() if isinstance(v, render.Renderer)]
+    assert held == []
+    with pytest.raises(Exception):
+        r.render(sc.sample_scene(np.random.default_rng(0), ["d6"], 160, 120, 1).scene)
 
 
 @pytest.mark.parametrize("fmt", ["yolo", "crops", "jsonl"])
@@ -82,13 +99,13 @@ def test_generate_is_deterministic_and_valid(tmp_path, fmt):
         y = (out / "data.yaml").read_text()
         assert f"path: {out.resolve()}" in y
         names = [l.split(": ")[1] for l in y.splitlines() if l.startswith("  ")]
-        assert tuple(names) == CLASSES
+        assert tuple(names) == KINDS
         for lab in (out / "labels").rglob("*.txt"):
             img = cv2.imread(str(out / "images" / lab.parent.name / (lab.stem + ".jpg")))
             assert img is not None and img.shape == (192, 256, 3)
             for row in lab.read_text().splitlines():
                 c, *xywh = row.split()
-                assert CLASSES[int(c)] in ("d6", "d20")
+                assert KINDS[int(c)] in ("d6", "d20")
                 assert all(0 <= float(v) <= 1 for v in xywh)
     elif fmt == "crops":
         rows = list(csv.DictReader(open(out / "crops.csv")))
@@ -109,10 +126,10 @@ def test_generate_is_deterministic_and_valid(tmp_path, fmt):
             assert json.loads(line)["width"] == 256
 
 
-def test_clip_settles_and_truth_matches_last_frame():
+def test_clip_settles_and_truth_matches_last_frame(gl):
     from dicecam.datasets.clip import render_clip
 
-    c = render_clip(5, kinds=["d8"], width=192, height=144, fps=15, n_dice=2, hold_s=0.4)
+    c = render_clip(5, renderer=gl, kinds=["d8"], width=192, height=144, fps=15, n_dice=2, hold_s=0.4)
     assert len(c.frames) == len(c.per_frame)
     assert 0 < c.settled_at < len(c.frames)
     assert c.truth == c.per_frame[-1]

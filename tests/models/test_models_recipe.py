@@ -52,11 +52,13 @@ def test_one_tiny_epoch_trains_and_exports_weights_the_reader_loads(tmp_path, ca
     assert set(report["timings"]) >= {"synth_s", "detector_s", "reader_s", "total_s"}
     assert report["recipe"]["images"] == 10 and report["recipe"]["detector"]["epochs"] == 1
 
+    from dicecam.datasets.render import Renderer
     from dicecam.datasets.scene import render_image
     from dicecam.vision.read import Reader
 
     reader = Reader.load(export, backend="onnxruntime")
-    img, _ = render_image(3, n_dice=3)
+    with Renderer() as gl:
+        img, _ = render_image(3, renderer=gl, n_dice=3)
     h, w = img.shape[:2]
     # One epoch reads badly; what it reads must still be well-formed dice inside the image.
     for die in reader(img):

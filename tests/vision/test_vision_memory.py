@@ -221,8 +221,9 @@ def test_on_rendered_dice_the_general_reader_misreads_three_taught_photos_fix_th
     reader = _shipped_reader_that_learns()
     memory = DiceMemory(reader.model_id, reader.crop_size)
     misread = []
+    gl = render.Renderer()
     for seed in range(80):
-        img, truth = render_image(71_000 + seed, n_dice=1)
+        img, truth = render_image(71_000 + seed, renderer=gl, n_dice=1)
         if len(truth.dice) != 1:  # the die rolled off the table
             continue
         (die,) = truth.dice
@@ -231,6 +232,7 @@ def test_on_rendered_dice_the_general_reader_misreads_three_taught_photos_fix_th
             misread.append((img, die, read[0]))
         if len(misread) == 4:
             break
+    gl.close()
     if not misread:
         pytest.skip("the general reader read all 80 rendered dice right: nothing for the memory to fix")
     for i, (img, die, got) in enumerate(misread):

@@ -13,7 +13,6 @@ import pytest
 
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.pipeline import Pipeline
-from dicecam.vision.bench_live import clip_oracle
 from dicecam.vision.sources import FrameSource, demo_paths, memory_source, open_source
 from dicecam.vision.vote import iou
 from dicecam.vision.watcher import PipelineSettings
@@ -143,14 +142,16 @@ def test_the_bundled_demo_clip_through_the_shipped_reader_reads_every_roll_once_
 @pytest.fixture(scope="module")
 def rendered_clips():
     from dicecam.datasets.clip import render_clip
+    from dicecam.datasets.render import Renderer
 
-    return [render_clip(seed, n_dice=n, hold_s=1.0) for seed, n in ((11, 2), (12, 4))]
+    with Renderer() as gl:
+        return [render_clip(seed, renderer=gl, n_dice=n, hold_s=1.0) for seed, n in ((11, 2), (12, 4))]
 
 
 def test_rendered_clips_give_one_roll_each_after_the_settle_marker_with_the_clip_labels(rendered_clips):
     for clip in rendered_clips:
         source = memory_source(clip.frames, spec="clip")
-        events = rolls_of(run(Pipeline(source, clip_oracle(clip), "percentile", warm_up=False)))
+        events = rolls_of(run(Pipeline(source, clip.oracle(), "percentile", warm_up=False)))
         assert len(events) == 1
         assert events[0].data.frame_id >= clip.settled_at
         assert sorted(labels(events[0].data.dice)) == sorted(labels(clip.truth.dice))
@@ -160,7 +161,7 @@ def test_an_image_sequence_folder_replays_like_the_clip(rendered_clips, tmp_path
     clip = rendered_clips[1]
     for i, frame in enumerate(clip.frames):
         cv2.imwrite(str(tmp_path / f"frame-{i:05d}.png"), frame)  # lossless: the oracle still knows each frame
-    events = rolls_of(run(Pipeline(open_source(str(tmp_path), realtime=False), clip_oracle(clip), "percentile",
+    events = rolls_of(run(Pipeline(open_source(str(tmp_path), realtime=False), clip.oracle(), "percentile",
                                    warm_up=False)))
     assert len(events) == 1 and events[0].data.frame_id >= clip.settled_at
     assert sorted(labels(events[0].data.dice)) == sorted(labels(clip.truth.dice))

@@ -123,14 +123,16 @@ def test_the_shipped_weights_find_and_read_rendered_dice(shipped):
     from dicecam.vision.evaluate import Report, score_image
 
     report = Report()
+    gl = render.Renderer()
     for seed in range(12):
-        img, truth = render_image(55_000 + seed, n_dice=4)
+        img, truth = render_image(55_000 + seed, renderer=gl, n_dice=4)
         read = shipped(img)
         assert all(isinstance(d, DieReading) for d in read)
         for d in read:
             x1, y1, x2, y2 = d.box
             assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480
         score_image(report, truth.dice, read)
+    gl.close()
     figures = report.to_json()
     found = sum(k.found for k in report.kinds.values()) / max(1, figures["dice"])
     # The shipped weights on these 12 renders (48 dice, bundled fonts): found 0.75, read right 0.44,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 import time
 from statistics import median
@@ -17,10 +18,14 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
+from dicecam.datasets.clip import render_clip
+from dicecam.datasets.render import Renderer
 from dicecam.mechanics.dice import DieReading
-
-from .pipeline import Pipeline
-from .sources import FrameSource, demo_paths, memory_source
+from dicecam.vision.extras import as_missing_extra
+from dicecam.vision.motion import MotionGate
+from dicecam.vision.pipeline import Pipeline
+from dicecam.vision.read import Reader
+from dicecam.vision.sources import FrameSource, _capture_reader, demo_paths, memory_source
 
 SYSTEM = "contingency-action"  # any system: the figures do not depend on the rules
 
@@ -69,8 +74,6 @@ def max_rate(frames, reader) -> dict:
 
 
 def gate_rate(frames, repeats: int = 3) -> dict:
-    from .motion import MotionGate
-
     best = 0.0
     for _ in range(repeats):
         gate = MotionGate()
@@ -140,8 +143,6 @@ def idle_cpu(frames, reader, seconds: float) -> list[dict]:
             noisy = np.clip(still.astype(np.int16) + rng.integers(-2, 3, still.shape), 0, 255).astype(np.uint8)
             writer.write(noisy)
         writer.release()
-        from .sources import _capture_reader
-
         source = FrameSource("still.mp4", _capture_reader(path, False, loop=True), fps=30.0)
         p = Pipeline(source, reader, SYSTEM)
         rows.append({"bench": "live", "what": "CPU while the table is still, 30 fps decoded from a video (like a camera)",
@@ -192,11 +193,10 @@ def demo_accuracy(frames, meta, reader) -> dict:
 def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
     """Rendered single-roll clips (random dice, tables, lights): the shipped reader, and an oracle
     reader that knows each frame's labels (the pipeline's own share of the errors)."""
-    from dicecam.datasets.clip import render_clip
-
-    clips = [render_clip(seed + i, hold_s=1.0) for i in range(count)]
+    with Renderer() as gl:
+        clips = [render_clip(seed + i, renderer=gl, hold_s=1.0) for i in range(count)]
     rows = []
-    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", clip_oracle)):
+    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", lambda c: c.oracle())):
         events, rolls, offset = [], [], 0
         for c in clips:
             got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
@@ -207,21 +207,7 @@ def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
     return rows
 
 
-def clip_oracle(clip):
-    """A perfect reader for a rendered clip: each frame's own labels (the pose in that frame, moving or
-    not), found by the frame's bytes — so it also answers for a lossless copy (PNG) of the frame."""
-    import hashlib
-
-    def key(f):
-        return hashlib.blake2b(np.ascontiguousarray(f).tobytes(), digest_size=16).digest()
-
-    seen = {key(f): r.dice for f, r in zip(clip.frames, clip.per_frame)}
-    return lambda frame: list(seen.get(key(frame), []))
-
-
 def bench_live(quick: bool = False) -> list[dict]:
-    from .read import Reader
-
     frames, meta = _demo()
     reader = Reader.load()
     reader(frames[0])  # load and warm the runtime once, outside every timing
@@ -231,16 +217,12 @@ def bench_live(quick: bool = False) -> list[dict]:
     try:
         rows += clip_accuracy(reader, 4 if quick else 16)
     except ModuleNotFoundError as e:  # the synth extra is not installed
-        from .extras import as_missing_extra
-
         rows.append({"bench": "live", "what": "rendered clips", "skipped": str(as_missing_extra(e) or e)})
     except Exception as e:  # no GL on this machine: the rendered clips cannot be made
         rows.append({"bench": "live", "what": "rendered clips", "skipped": str(e)})
     return rows
 
 
-if __name__ == "__main__":  # python -m dicecam.vision.bench_live [--quick]
-    import sys
-
+if __name__ == "__main__":  # python -m dicecam.server.bench_live [--quick]
     for row in bench_live("--quick" in sys.argv):
         print(json.dumps(row), flush=True)

@@ -2,6 +2,9 @@
 
 Rolls go to stdout (a summary line, or with --jsonl the event JSON); camera status changes
 go to stderr so a script reading stdout sees only rolls.
+
+The dispatcher imports this module for every command: the pipeline (OpenCV, ONNX Runtime) is
+imported inside `run`, when `watch` runs.
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ import argparse
 import json
 import sys
 
+from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
+
+from .cli_read import add_memory_flag
+from .cli_rules import add_option_flags, options_from_args
+
 
 def register(subparsers) -> None:
     """Add `watch`; see server/cli.py for the contract."""
-    from dicecam.server.cli_rules import add_option_flags
-
     p = subparsers.add_parser(
         "watch", help="watch the table and print one line per settled roll",
         description="Watch a camera (or a video, an image sequence, a stream or the bundled demo clip) and print "
@@ -32,8 +38,6 @@ def register(subparsers) -> None:
     g.add_argument("--loop", action="store_true", help="the demo clip: play it again and again (default: once)")
     g.add_argument("--max-rolls", type=int, metavar="N", help="stop after N rolls")
     g.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
-    from .cli import add_memory_flag
-
     add_memory_flag(g)
     add_option_flags(p, odds=False)
     p.set_defaults(handler=run)
@@ -42,9 +46,7 @@ def register(subparsers) -> None:
 def _settings(args):
     from pydantic import ValidationError
 
-    from dicecam.mechanics.errors import DicecamError, first_problem
-
-    from .watcher import PipelineSettings
+    from dicecam.vision.watcher import PipelineSettings
 
     given = {k: v for k, v in (("settle_frames", args.settle_frames), ("vote_frames", args.vote_frames),
                                ("base_colour", args.base_colour)) if v is not None}
@@ -66,9 +68,7 @@ def _human(event) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dicecam.mechanics.errors import DicecamError, LimitError
-    from dicecam.server.cli_rules import options_from_args
-    from dicecam.server.rulebook import RegistryRules
+    from .rulebook import RegistryRules
 
     rules = RegistryRules()
     rules.check_options(args.system, {})  # an unknown system fails here, before the flags are read
@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
         raise LimitError(f"--max-rolls must be at least 1, got {args.max_rolls}")
     settings = _settings(args)
 
-    from .pipeline import Pipeline
-    from .read import Reader
-    from .sources import is_camera, open_source, probe_camera
+    from dicecam.vision.pipeline import Pipeline
+    from dicecam.vision.read import Reader
+    from dicecam.vision.sources import is_camera, open_source, probe_camera
 
     if is_camera(args.source):
         try:
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     except Exception as e:  # a broken runtime install (onnxruntime, openvino): one line, not a traceback
         raise DicecamError(f"cannot load the dice reader: {e}") from None
-    from .teach import attach
+    from dicecam.vision.teach import attach
 
     attach(reader, args.memory, None, lambda m: print(f"dicecam watch: {m}", file=sys.stderr, flush=True))
     pipeline = Pipeline(source, reader, args.system, options, settings)

@@ -1,14 +1,24 @@
-"""CLI commands of the reader: `read`, `eval` and `bench` (which also runs the other parts' benchmarks)."""
+"""CLI commands of the reader: `read`, `teach`, `eval`, and `bench` (which also runs the other parts' benchmarks).
+
+The dispatcher imports this module for every command, `--help` included: the reader's modules
+(OpenCV, ONNX Runtime, pydantic), the benchmarks and the extras check are imported inside the
+handlers, when one of these commands runs.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
+
+from dicecam.mechanics.errors import DicecamError, LimitError, MissingExtra
+
+from .cli_rules import bench_odds
 
 
 def register(subparsers) -> None:
-    """Add this module's subcommands; see server/cli.py for the contract."""
+    """Add `read`, `teach`, `eval` and `bench`; see server/cli.py for the contract."""
     p = subparsers.add_parser("read", help="read the dice on images; one JSON line per image")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="image files or folders of images")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (the default; kept for scripts)")
@@ -59,8 +69,8 @@ def add_memory_flag(p) -> None:
 
 def load_reader(args):
     """The shipped reader with the table's dice memory (--memory) attached."""
-    from .read import Reader
-    from .teach import attach
+    from dicecam.vision.read import Reader
+    from dicecam.vision.teach import attach
 
     reader = Reader.load(backend=args.backend)
     attach(reader, getattr(args, "memory", None), None,
@@ -69,14 +79,10 @@ def load_reader(args):
 
 
 def _teach(args) -> int:
-    import time
-
-    from .read import Reader
-    from .teach import memory_dir, open_memory, teach_truth
+    from dicecam.vision.read import Reader
+    from dicecam.vision.teach import memory_dir, open_memory, teach_truth
 
     if args.memory is not None and args.memory.strip().lower() == "none":
-        from dicecam.mechanics.errors import DicecamError
-
         raise DicecamError("--memory none has nowhere to teach: give a folder, or leave --memory out")
     t0 = time.perf_counter()
     reader = Reader.load(backend=args.backend)
@@ -95,7 +101,7 @@ def _teach(args) -> int:
 
 
 def _images(paths: list[Path]):
-    from .sources import IMAGE_EXTS
+    from dicecam.vision.labels import IMAGE_EXTS
 
     for p in paths:
         if p.is_dir():
@@ -106,8 +112,7 @@ def _images(paths: list[Path]):
 
 def _read(args) -> int:
     from dicecam.mechanics.dice import ImageRead
-
-    from .images import ImageRefused, load_image
+    from dicecam.vision.images import ImageRefused, load_image
 
     reader = load_reader(args)
     failed = 0
@@ -131,16 +136,12 @@ def _read(args) -> int:
 
 
 def _eval(args) -> int:
-    from dicecam.mechanics.errors import LimitError
-
-    from .evaluate import evaluate
+    from dicecam.vision.evaluate import evaluate, held_out
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
     keep = None
     if args.held_out:
-        from .evaluate import held_out
-
         root = args.truth if args.truth.is_dir() else args.truth.parent
         keep = lambda item: held_out(root.resolve().name, item)  # noqa: E731
     reader = load_reader(args)
@@ -154,13 +155,11 @@ def _eval(args) -> int:
 
 
 def _bench(args) -> int:
-    from dicecam.mechanics.errors import MissingExtra
-
-    from .extras import as_missing_extra
+    from dicecam.vision.extras import as_missing_extra
 
     chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
     if args.teach_real is not None:
-        from .bench_teach import bench_teach_real
+        from dicecam.vision.bench_teach import bench_teach_real
 
         for row in bench_teach_real(args.teach_real):
             print(json.dumps(row), flush=True)
@@ -189,17 +188,15 @@ def _bench(args) -> int:
 
 
 def _bench_reader(quick):
-    from .extras import require
+    from dicecam.vision.extras import require
 
     require("synth", "the reader benchmark (it renders its test frames)")
-    from .bench import bench_memory, bench_reader
+    from .bench_reader import bench_memory, bench_reader
 
     return bench_reader(quick) + bench_memory(quick)
 
 
 def _bench_odds(quick):
-    from dicecam.server.cli_rules import bench_odds
-
     return bench_odds(quick)
 
 
@@ -210,7 +207,7 @@ def _bench_live(quick):
 
 
 def _bench_synth(quick):
-    from .extras import require
+    from dicecam.vision.extras import require
 
     require("synth")
     from dicecam.datasets.bench import bench_synth
@@ -219,10 +216,10 @@ def _bench_synth(quick):
 
 
 def _bench_overlay(quick):
-    from .extras import require
+    from dicecam.vision.extras import require
 
     require("test", "the overlay benchmark (it drives Chromium)", modules=("playwright",))
-    from dicecam.server.bench import bench_overlay
+    from .bench import bench_overlay
 
     return bench_overlay(quick)
 

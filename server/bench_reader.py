@@ -1,29 +1,37 @@
 """Reader benchmark: milliseconds per 640x480 frame with 1, 5 and 10 dice, detector + face reader,
-on each installed backend. Figures are reported, never asserted."""
+on each installed backend, on rendered frames; and what the table's dice memory costs.
+Figures are reported, never asserted."""
 
 from __future__ import annotations
 
+import json
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
+import cv2
 import numpy as np
 
-from .backends import installed
+from dicecam.datasets.render import Renderer
+from dicecam.datasets.scene import render_image
+from dicecam.vision.backends import installed
+from dicecam.vision.crops import FACE_CLASSES
+from dicecam.vision.memory import DiceMemory, Example
+from dicecam.vision.read import Reader
+from dicecam.vision.teach import check_can_learn, teach_truth
 
 
-def _frames(n_dice: int, count: int) -> tuple[list[np.ndarray], str]:
+def _frames(gl: Renderer, n_dice: int, count: int) -> tuple[list[np.ndarray], str]:
     """Rendered tables with exactly n_dice dice; the synth extra renders them."""
-    from dicecam.datasets.scene import render_image
-
-    return [render_image(90_000 + 100 * n_dice + i, n_dice=n_dice)[0] for i in range(count)], "rendered"
+    return [render_image(90_000 + 100 * n_dice + i, renderer=gl, n_dice=n_dice)[0] for i in range(count)], "rendered"
 
 
 def bench_reader(quick: bool = False, threads: int | None = None) -> list[dict]:
-    from .read import Reader
-
     repeats = 10 if quick else 60
     rows = []
-    frames = {n: _frames(n, 3 if quick else 6) for n in (1, 5, 10)}
+    with Renderer() as gl:
+        frames = {n: _frames(gl, n, 3 if quick else 6) for n in (1, 5, 10)}
     for backend in installed():
         reader = Reader.load(backend=backend, threads=threads)
         for n, (imgs, origin) in frames.items():
@@ -49,9 +57,6 @@ MEMORY_DICE = 10
 
 def synthetic_memory(n: int, dim: int, crop_size: int, model_id: str, seed: int = 0):
     """A memory of n examples with random features (spread over every face class), built in one step."""
-    from .crops import FACE_CLASSES
-    from .memory import DiceMemory, Example
-
     rng = np.random.default_rng(seed)
     m = DiceMemory(model_id, crop_size)
     f = rng.normal(size=(n, dim)).astype(np.float32)
@@ -75,9 +80,6 @@ def _median_ms(fn, repeats: int) -> tuple[float, float]:
 def bench_memory(quick: bool = False) -> list[dict]:
     """What the table's dice memory costs: ms added per frame with 10 dice by 10,000 examples, and the
     seconds `dicecam teach` takes for 100 photos."""
-    from .read import Reader
-    from .teach import check_can_learn
-
     reader = Reader.load()
     try:
         check_can_learn(reader)
@@ -101,23 +103,14 @@ def bench_memory(quick: bool = False) -> list[dict]:
 
 
 def _bench_teach(reader, photos: int, why) -> dict:
-    import json
-    import tempfile
-    from pathlib import Path
-
-    import cv2
-
-    from .memory import DiceMemory
-    from .teach import teach_truth
-
     try:
-        from dicecam.datasets.scene import render_image
-    except Exception as e:  # noqa: BLE001 - the synth extra is missing
+        gl = Renderer()
+    except Exception as e:  # noqa: BLE001 - no GL context (or no moderngl) on this machine
         return {"bench": "teach", "photos": photos, "skipped": f"cannot render photos: {e}"}
-    with tempfile.TemporaryDirectory() as tmp:
+    with gl, tempfile.TemporaryDirectory() as tmp:
         lines, seed = [], 93_000
         while len(lines) < photos:
-            img, truth = render_image(seed, n_dice=1)
+            img, truth = render_image(seed, renderer=gl, n_dice=1)
             seed += 1
             if len(truth.dice) != 1:  # the die left the table
                 continue
