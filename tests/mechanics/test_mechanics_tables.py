@@ -67,6 +67,9 @@ def test_a_table_row_names_a_value_or_a_range(cell, span):
     ("5+", "bad table range '5+': write the range up to the die's top, like 5-6 or 96-00"),
     ("96 +", "bad table range '96 +': write the range up to the die's top, like 5-6 or 96-00"),
     ("1000", "bad table range '1000': no table die has a face of more than 3 digits"),
+    # A cell is shown whole up to 40 characters, cut after 30 beyond.
+    ("x" * 40, f"bad table range '{'x' * 40}': write a number or a range like 1-3"),
+    ("x" * 41, f"bad table range '{'x' * 30}'…: write a number or a range like 1-3"),
     ("1-" + "9" * 5000, "bad table range '1-" + "9" * 28 + "'…: no table die has a face of more than 3 digits"),
 ])
 def test_a_row_that_names_no_value_is_refused_with_its_reason(cell, reason):
