@@ -298,7 +298,7 @@ def _resolve_split(dice: Sequence[DieReading], opts: HouseOptions, diff: Difficu
     if len(dice) != sum(shares):
         diff_n = len(dice) - sum(shares)
         more = f"{diff_n} more" if diff_n > 0 else f"{-diff_n} fewer"
-        raise RulesError(f"the table shows {len(dice)} dice, {more} than the {sum(shares)} of the split "
+        raise RulesError(f"the table shows {len(dice)} {'die' if len(dice) == 1 else 'dice'}, {more} than the {sum(shares)} of the split "
                          f"({' + '.join(map(str, shares))})")
     rolled: list[RolledDie] = []
     actions: list[SplitAction] = []
@@ -381,7 +381,8 @@ def _contested_odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
 
     result = icepool.map(decide, mine, theirs)
     outcomes = ladder(result, OUTCOMES)
-    summary = (f"{n_actor} dice at difficulty {diff.value} against {opts.opponent_dice} at {opts.opponent_difficulty}: "
+    summary = (f"{n_actor} {'die' if n_actor == 1 else 'dice'} at difficulty {diff.value} "
+               f"against {opts.opponent_dice} at {opts.opponent_difficulty}: "
                f"the actor wins {percent(Fraction(outcomes[0].fraction))}, botches {percent(Fraction(outcomes[2].fraction))}.")
     return Odds(system=NAME, pool=["d10"] * len(pool), options=opts.model_dump(), outcomes=outcomes, events=[],
                 summary=summary)

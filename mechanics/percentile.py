@@ -229,9 +229,15 @@ _RANGE = re.compile(r"^\s*(\d+)\s*(?:[-–—]|to)?\s*(\d+)?\s*$")
 
 def parse_range(text: str) -> tuple[int, int]:
     """'3' → (3, 3); '1-2', '01–05', '96-00' (00 read as 100)."""
-    m = _RANGE.match(text.replace("+", ""))
+    shown = repr(text) if len(text) <= 40 else repr(text[:30]) + "…"
+    if text.strip().endswith("+"):
+        # "5+" means 5 and up, and the top depends on the die, which this row does not know.
+        raise RulesError(f"bad table range {shown}: write the range up to the die's top, like 5-6 or 96-00")
+    m = _RANGE.match(text)
     if not m:
-        raise RulesError(f"bad table range {text!r}: write a number or a range like 1-3")
+        raise RulesError(f"bad table range {shown}: write a number or a range like 1-3")
+    if any(g is not None and len(g) > 3 for g in m.groups()):  # int() of thousands of digits would fail
+        raise RulesError(f"bad table range {shown}: no table die has a face of more than 3 digits")
     lo = int(m.group(1))
     hi = int(m.group(2)) if m.group(2) is not None else lo
     if m.group(2) is not None and m.group(2).strip() in ("00", "000") and hi == 0:

@@ -51,3 +51,22 @@ def test_choosing_to_fail_still_names_the_difficulty():
 def test_the_options_schema_offers_the_words():
     target = registry.options_schema("contingency")["properties"]["target"]
     assert [w for n, w in SEED_TABLE] == next(x["enum"] for x in target["anyOf"] if x.get("type") == "string")
+
+
+@pytest.mark.parametrize("given, target", [("+7", 7), (" 7 ", 7)])
+def test_a_number_written_as_text_is_a_number_not_a_word(given, target):
+    assert registry.resolve("contingency", MONIQUE, {"target": given}).target == target
+
+
+def test_a_negative_target_written_as_text_is_refused_as_a_number():
+    with pytest.raises(RulesError) as e:
+        registry.resolve("contingency", MONIQUE, {"target": "-3"})
+    assert str(e.value) == "bad option target: Input should be greater than or equal to 1"
+
+
+@pytest.mark.parametrize("given", ["brutal", "X7"])
+def test_a_target_that_is_no_number_and_no_word_lists_every_word(given):
+    words = ", ".join(f"{w} ({n}{'+' if n == 11 else ''})" for n, w in SEED_TABLE)
+    with pytest.raises(RulesError) as e:
+        registry.resolve("contingency", MONIQUE, {"target": given})
+    assert str(e.value) == f"bad option target: unknown difficulty {given!r}: give a number or one of {words}"

@@ -3,11 +3,15 @@ the exact reason the user reads (the CLI and the API show these texts as they ar
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from pydantic import BaseModel, ValidationError, field_validator
 
 from dicecam.mechanics import registry
 from dicecam.mechanics.dice import DieReading, parse_dice
-from dicecam.mechanics.errors import DiceError, LimitError, RulesError, UnknownSystemError
+from dicecam.mechanics.errors import (DicecamError, DiceError, LimitError, MissingExtra, RulesError, TooLongNumber,
+                                     UnknownSystemError, first_problem, parse_int)
 from dicecam.mechanics.futile_kingdoms import contest, contest_result
 from dicecam.mechanics.house_games import split_pool
 
@@ -226,3 +230,63 @@ def test_asking_odds_for_an_outcome_the_system_does_not_have_names_it():
     odds = registry.odds("futile-kingdoms", [], {})
     with pytest.raises(KeyError, match="jackpot"):
         odds.probability("jackpot")
+
+
+@pytest.mark.parametrize(("given", "digits"), [
+    ("json", 5000),  # what the JSON reader hands over for a number that long
+    ("9" * 5000, 5000),  # the same number as text: pydantic refuses to parse it
+    ("-" + "9" * 4400, 4400),  # the sign is no digit
+])
+def test_a_number_of_thousands_of_digits_is_named_by_its_length(given, digits):
+    # Made here, not in the parameters: a mutation test changes the code only once the tests run.
+    value = json.loads("9" * digits, parse_int=parse_int) if given == "json" else given
+    with pytest.raises(RulesError) as e:
+        registry.resolve("house-games", dice(["d10:9"]), {"difficulty": value})
+    assert str(e.value) == f"bad option difficulty: a number of {digits} digits is far too long"
+
+
+@pytest.mark.parametrize(("options", "where"), [
+    ({"split": ["x", 3]}, "split #1"),  # list positions count from 1, as the user counts
+    ({"split": [2, "x"]}, "split #2"),
+])
+def test_a_bad_item_of_a_list_option_is_named_by_its_position(options, where):
+    with pytest.raises(RulesError) as e:
+        registry.resolve("house-games", dice(["d10:9"] * 4), options)
+    assert str(e.value).startswith(f"bad option {where}: ")
+
+
+class _Checked(BaseModel):
+    size: int
+
+    @field_validator("size")
+    @classmethod
+    def _positive(cls, v: int) -> int:
+        if v < 1:  # raised, not `assert`ed: pytest rewrites a test module's asserts and adds to their message
+            raise AssertionError("size must be positive")
+        return v
+
+
+def test_a_failed_assertion_in_a_validator_reads_as_its_message_alone():
+    with pytest.raises(ValidationError) as e:
+        _Checked(size=0)
+    assert first_problem(e.value) == ("size", "size must be positive")
+
+
+def test_json_numbers_up_to_pythons_digit_limit_are_ints_and_longer_ones_stand_in():
+    # 4300 digits is Python's own limit for int(str).
+    assert json.loads("9" * 4300, parse_int=parse_int) == 10 ** 4300 - 1
+    assert json.loads("-" + "9" * 4300, parse_int=parse_int) == 1 - 10 ** 4300  # the sign is no digit
+    assert json.loads("[12, -3]", parse_int=parse_int) == [12, -3]
+    long = json.loads("9" * 4301, parse_int=parse_int)
+    assert isinstance(long, TooLongNumber) and long.digits == 4301
+    assert repr(json.loads("-" + "9" * 5000, parse_int=parse_int)) == "<a number of 5000 digits>"
+
+
+@pytest.mark.parametrize(("what", "message"), [
+    ("dicecam train", "dicecam train needs the train extra (torch is not installed): pip install '.[train]'"),
+    ("", "needs the train extra (torch is not installed): pip install '.[train]'"),
+])
+def test_a_missing_extra_names_the_extra_its_module_and_the_install_command(what, message):
+    e = MissingExtra("train", "torch", what) if what else MissingExtra("train", "torch")
+    assert (str(e), e.extra, e.module) == (message, "train", "torch")
+    assert isinstance(e, DicecamError)

@@ -130,3 +130,113 @@ def test_contested_odds_agree_with_resolving_every_throw():
     assert {x.outcome: Fraction(x.fraction) for x in o.outcomes if x.probability} == dict(tally)
     with pytest.raises(RulesError, match="as a count"):
         registry.odds("house-games", ["d10"] * 4, {"opponent_colour": "black"})
+
+
+@pytest.mark.parametrize("attribute, line", [
+    (1, "Pool: attribute 1 = 1 die."),
+    (3, "Pool: attribute 3 = 3 dice."),
+])
+def test_an_attribute_without_a_named_ability_is_the_whole_pool(attribute, line):
+    a = roll(d10s(*[9] * attribute), attribute=attribute)
+    assert (a.pool, a.successes, a.explanation[0]) == (attribute, attribute, line)
+
+
+@pytest.mark.parametrize("faces, options, message", [
+    # One die on the table for a pool of 2: "1 die", and the missing one is added.
+    ((9,), {"attribute": 2},
+     "the table shows 1 die, 1 fewer than the 2 to roll (attribute 2 + ability 0): "
+     "add the missing dice and roll again, or correct the roll"),
+    # One die too many: the extra is taken off.
+    ((9, 8), {"attribute": 1},
+     "the table shows 2 dice, 1 more than the 1 to roll (attribute 1 + ability 0): "
+     "take the extra off and roll again, or correct the roll"),
+    ((9, 8, 7, 6), {"pool": 3},
+     "the table shows 4 dice, 1 more than the 3 to roll (pool 3): take the extra off and roll again, or correct the roll"),
+])
+def test_the_count_message_says_which_way_the_table_is_off_and_what_to_do(faces, options, message):
+    with pytest.raises(RulesError) as e:
+        roll(d10s(*faces), **options)
+    assert str(e.value) == message
+
+
+def test_a_three_way_split_reads_each_share_left_to_right():
+    # Attack 9, dodge 7, block 8 at once: the lower pool, 7, splits 3 + 2 + 2 (the first share takes
+    # the odd die). Action 1 rolls 0 (a 10), 7, 1; action 2 rolls 9, 4; action 3 rolls 1, 4.
+    a = roll(d10s(0, 7, 1, 9, 4, 1, 4), split=[9, 7, 8])
+    assert [(x.action, x.dice, x.hits, x.ones, x.successes, x.outcome, x.degree) for x in a.actions] == [
+        (1, 3, 2, 1, 1, "success", "marginal"),  # 10 and 7 at or above 6, less the 1
+        (2, 2, 1, 0, 1, "success", "marginal"),
+        (3, 2, 0, 1, -1, "botch", None),  # more ones than successes
+    ]
+    assert a.explanation == [
+        "Base difficulty 6: difficulty 6.",
+        "Split 3 ways: the lower pool of 9, 7, 8 is 7, divided as 3 + 2 + 2 dice (at least 2 each), read left to right.",
+        "Action 1 (3 dice: 10, 7, 1): 2 at or above 6, 1 one: net 1, success, marginal.",
+        "Action 2 (2 dice: 9, 4): 1 at or above 6, 0 ones: net 1, success, marginal.",
+        "Action 3 (2 dice: 1, 4): 0 at or above 6, 1 one: net -1, botch.",
+    ]
+    assert a.summary == ("Split 3 ways at difficulty 6: action 1 success, 1 net; action 2 success, 1 net; "
+                         "action 3 botch, -1 net.")
+    # One botched action makes the throw a botch; the totals are every action's together.
+    assert (a.outcome, a.botch, a.hits, a.ones, a.successes, a.total_successes) == ("botch", True, 3, 2, 1, 1)
+    assert (a.dice_rolled, a.dice_lost, a.degree, a.options["split"]) == (7, 0, None, [9, 7, 8])
+    assert [(d.role, d.is_ignored, d.why, d.effective) for d in a.dice] == [
+        ("action 1", False, None, 10), ("action 1", False, None, None), ("action 1", False, None, None),
+        ("action 2", False, None, None), ("action 2", True, "below difficulty 6", None),
+        ("action 3", False, None, None), ("action 3", True, "below difficulty 6", None),
+    ]
+
+
+def test_a_split_whose_actions_agree_takes_their_verdict():
+    a = roll(d10s(9, 9, 2, 8, 1, 7), split=[6, 6])  # 2 - 0 and 2 - 1: both succeed
+    assert [(x.successes, x.outcome) for x in a.actions] == [(2, "success"), (1, "success")]
+    assert (a.outcome, a.botch, a.successes) == ("success", False, 3)
+    assert "Some actions succeed and some fail." not in a.explanation
+    failed = roll(d10s(2, 3, 4, 5), split=[4, 5])  # nothing at or above 6 on either side
+    assert (failed.outcome, failed.botch) == ("failure", False)
+
+
+def test_a_split_where_some_actions_succeed_and_some_fail_is_partial():
+    a = roll(d10s(9, 8, 1, 2, 3, 4), split=[8, 6])
+    assert (a.outcome, a.botch, a.successes, a.total_successes) == ("partial", False, 1, 1)
+    assert a.explanation[-1] == "Some actions succeed and some fail."
+
+
+@pytest.mark.parametrize("faces, options, message", [
+    ((9, 8, 1, 2, 3, 4, 5), {"split": [8, 6]}, "the table shows 7 dice, 1 more than the 6 of the split (3 + 3)"),
+    ((9, 8, 1, 2), {"split": [8, 6]}, "the table shows 4 dice, 2 fewer than the 6 of the split (3 + 3)"),
+    ((9,), {"split": [8, 6]}, "the table shows 1 die, 5 fewer than the 6 of the split (3 + 3)"),
+    # Difficulty 8 + 2 is 10: the seed shrinks a pool by the overage, but not a split one.
+    ((9, 8, 1, 2, 3, 4), {"split": [8, 6], "difficulty": 8, "modifier": 2},
+     "the seed does not say how a difficulty above 9 shrinks a split pool: "
+     "roll the actions apart or lower the difficulty"),
+])
+def test_a_split_that_cannot_be_read_is_refused(faces, options, message):
+    with pytest.raises(RulesError) as e:
+        roll(d10s(*faces), **options)
+    assert str(e.value) == message
+
+
+def test_contested_odds_count_the_dice_left_after_the_difficulty():
+    # Difficulty 8 + 3 is 11: 9, and the actor's pool loses 2. Five dice with the defender's one
+    # leave the actor 2 dice at 9 against 1 die at 6.
+    # An actor's die: +1 on 9 or 0 (2/10), -1 on a 1 (1/10). Two dice: net -2 1/100, -1 14/100,
+    # 0 53/100, +1 28/100, +2 4/100. The defender's die succeeds 5/10.
+    # Botch: net below 0, 15/100. Win: +2 always (4/100), +1 when the defender has no success (28/100 × 1/2).
+    options = {"opponent_dice": 1, "difficulty": 8, "modifier": 3}
+    o = registry.odds("house-games", ["d10"] * 5, options)
+    assert {x.outcome: Fraction(x.fraction) for x in o.outcomes} == {
+        "success": Fraction(18, 100), "botch": Fraction(15, 100), "failure": Fraction(67, 100)}
+    assert o.summary == "2 dice at difficulty 9 against 1 at 6: the actor wins 18.0%, botches 15.0%."
+    assert (o.pool, o.options["opponent_dice"], o.options["modifier"]) == (["d10"] * 5, 1, 3)
+
+
+def test_contested_odds_with_one_actor_die_left():
+    # Four dice, one the defender's, two lost: one actor die at 9 wins only on 9 or 0 while the
+    # defender's die fails (2/10 × 5/10) and botches on a 1.
+    o = registry.odds("house-games", ["d10"] * 4, {"opponent_dice": 1, "difficulty": 8, "modifier": 3})
+    assert {x.outcome: Fraction(x.fraction) for x in o.outcomes} == {
+        "success": Fraction(1, 10), "botch": Fraction(1, 10), "failure": Fraction(8, 10)}
+    assert o.summary == "1 die at difficulty 9 against 1 at 6: the actor wins 10.0%, botches 10.0%."
+    with pytest.raises(RulesError, match=r"^2 defender dice \(and 2 lost\) leave none for the actor$"):
+        registry.odds("house-games", ["d10"] * 4, {"opponent_dice": 2, "difficulty": 8, "modifier": 3})
