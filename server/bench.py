@@ -13,16 +13,14 @@ import statistics
 import tempfile
 import threading
 import time
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import websockets
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.registry import resolve
-from dicecam.mechanics.roll import Event, Roll
+from dicecam.mechanics.roll import Event
+from dicecam.vision.assembly import RollSession
 
 from .app import create_app
 from .events import make_event
@@ -30,13 +28,12 @@ from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
 from .settings import ServerSettings
 from .store import RollStore
 
+
 def _roll_event(i: int) -> Event:
     dice = [DieReading(type="d6", value=1 + i % 6), DieReading(type="d8", value=1 + (i * 3) % 8),
             DieReading(type="d10", value=(i * 7) % 10)]
-    adj = resolve("contingency", dice, {"target": 1 + i % 12})
-    roll = Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status="settled",
-                system="contingency", options=adj.options, dice=dice, adjudication=adj)
-    return make_event("roll.settled", roll)
+    roll = RollSession("contingency", {"target": 1 + i % 12}).add(dice)  # a new session: each roll stands alone
+    return make_event(f"roll.{roll.status}", roll)
 
 
 def _make_app(tmp: Path):
