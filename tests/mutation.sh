@@ -37,12 +37,13 @@ case "$target" in
         tests=(tests/mechanics)
         ;;
     vision)
-        packages=(mechanics vision)
+        # The tests reach the server's watch command, and vision's modules import only downward: stage every folder.
+        packages=(mechanics vision datasets models server)
         mutate=(dicecam/vision/vote.py dicecam/vision/assembly.py)
         tests=(tests/vision/test_vision_vote.py tests/vision/test_vision_assembly.py tests/server/test_server_cli_watch.py)
         ;;
     server)
-        packages=(mechanics server)
+        packages=(mechanics vision datasets models server)
         mutate=(dicecam/server/store.py dicecam/server/events.py)
         tests=(tests/server/test_server_api.py tests/server/test_server_events.py tests/server/test_server_store_props.py
                tests/server/test_server_clients.py)
