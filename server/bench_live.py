@@ -179,7 +179,8 @@ def _score(events: list[dict], rolls: list[dict], n_frames: int) -> dict:
 def _events_of(source, reader: Callable[[np.ndarray], list[DieReading]], system: str = SYSTEM) -> list[dict]:
     p = Pipeline(source, reader, system)
     events: list[dict] = []
-    p.subscribe(lambda e: events.append(e.data) if e.type.startswith("roll.") else None)
+    # Scored as the JSON the pages receive: frame ids and readings, field by field.
+    p.subscribe(lambda e: events.append(e.data.model_dump(mode="json")) if e.type.startswith("roll.") else None)
     p.run()
     return events
 
