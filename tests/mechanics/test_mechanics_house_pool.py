@@ -240,3 +240,23 @@ def test_contested_odds_with_one_actor_die_left():
     assert o.summary == "1 die at difficulty 9 against 1 at 6: the actor wins 10.0%, botches 10.0%."
     with pytest.raises(RulesError, match=r"^2 defender dice \(and 2 lost\) leave none for the actor$"):
         registry.odds("house-games", ["d10"] * 4, {"opponent_dice": 2, "difficulty": 8, "modifier": 3})
+
+
+@pytest.mark.parametrize("pool, options, message", [
+    # The defender's colour sorts dice on the table; a count of dice is what odds can be asked for.
+    (["d10"] * 4, {"opponent_colour": "black"},
+     "for contested odds give the defender's dice as a count (opponent_dice), not a colour"),
+    # A split is one throw judged as several actions: its odds are asked one share at a time.
+    (["d10"] * 6, {"split": [8, 6]},
+     "odds for a split roll are not offered; ask for one action's share of the pool"),
+])
+def test_odds_that_are_not_offered_say_what_to_ask_instead(pool, options, message):
+    with pytest.raises(RulesError) as e:
+        registry.odds("house-games", pool, options)
+    assert str(e.value) == message
+
+
+def test_a_contested_throw_of_only_the_defenders_colour_has_no_actor():
+    with pytest.raises(RulesError) as e:
+        roll(d10s(9, 7, colour="black"), opponent_colour="black")
+    assert str(e.value) == "only black dice read: the actor's dice are another colour"
