@@ -7,7 +7,7 @@ import pytest
 from pydantic import BaseModel, ValidationError, field_validator
 
 from dicecam.mechanics.dice import DieReading, reading_order
-from dicecam.mechanics.errors import first_problem
+from dicecam.mechanics.errors import DiceError, first_problem
 
 
 def die(kind: str, value: int, x: float, y: float, size: float = 40.0, **fields) -> DieReading:
@@ -26,6 +26,41 @@ def test_a_percentile_die_printed_100_reads_as_0_and_colours_are_plain_lower_cas
     assert DieReading.parse("d00:100").value == 0
     assert DieReading.parse("d6:3: Blue ").colour == "blue"
     assert DieReading(type="d6", value=3, colour="  ").colour is None
+
+
+WRITE = "write TYPE:VALUE or TYPE:VALUE:COLOUR, e.g. d6:3 or d6:5:red"
+
+
+@pytest.mark.parametrize(("spec", "shown"), [
+    ("d6:" + "x" * 37, repr("d6:" + "x" * 37)),  # 40 characters: shown whole
+    ("d6:" + "x" * 38, repr("d6:" + "x" * 27) + "…"),  # 41: its first 30 and an ellipsis
+    ("d6:" + "y" * 200, repr("d6:" + "y" * 27) + "…"),
+])
+def test_a_bad_die_is_quoted_whole_up_to_40_characters_and_cut_to_30_beyond(spec, shown):
+    """A one-line error quotes what was typed, but a pasted paragraph is cut short."""
+    with pytest.raises(DiceError) as e:
+        DieReading.parse(spec)
+    assert str(e.value) == f"bad die {shown}: {WRITE}"
+
+
+@pytest.mark.parametrize(("spec", "face"), [
+    ("d6:1000", "1000"),  # four digits: no die has such a face (d00's 100 is the longest)
+    ("d20:-1000", "-1000"),
+    ("d6:12345:red", "12345"),  # the face, not the colour
+    ("d6:1234567890", "1234567890"),  # ten digits are shown whole
+    ("d6:12345678901", "1234567890…"),  # beyond ten, the first ten and an ellipsis
+])
+def test_a_face_of_four_digits_or_more_is_no_die_s_face(spec, face):
+    with pytest.raises(DiceError) as e:
+        DieReading.parse(spec)
+    assert str(e.value) == f"bad die {spec!r}: no die has a face {face}"
+
+
+def test_three_digits_reach_the_die_which_names_its_faces():
+    assert DieReading.parse("d00:100").value == 0
+    with pytest.raises(DiceError) as e:
+        DieReading.parse("d6:999")
+    assert str(e.value) == "a d6 has no face 999 (faces 1-6)"
 
 
 def test_reading_order_is_rows_top_first_then_left_to_right():

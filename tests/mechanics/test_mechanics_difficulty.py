@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dicecam.mechanics import registry
-from dicecam.mechanics.contingency import descriptor
+from dicecam.mechanics.contingency import descriptor, index_modifiers
 from dicecam.mechanics.dice import parse_dice
 from dicecam.mechanics.errors import RulesError
 
@@ -70,3 +70,29 @@ def test_a_target_that_is_no_number_and_no_word_lists_every_word(given):
     with pytest.raises(RulesError) as e:
         registry.resolve("contingency", MONIQUE, {"target": given})
     assert str(e.value) == f"bad option target: unknown difficulty {given!r}: give a number or one of {words}"
+
+
+def test_the_options_schema_offers_a_target_as_a_number_from_1_to_40_or_a_word():
+    """The page and the API docs read the schema: the number's bounds move into the number choice,
+    beside the words, so the target itself is neither only a number nor only a word."""
+    target = registry.options_schema("contingency")["properties"]["target"]
+    number, word = target["anyOf"]
+    assert number == {"type": "integer", "minimum": 1, "maximum": 40}
+    assert word == {"type": "string", "enum": [w for n, w in SEED_TABLE]}
+    assert not {"type", "minimum", "maximum"} & set(target)
+    assert target["default"] == 5
+
+
+@pytest.mark.parametrize("given", ["x:+2", "0:two", "0:+2:1"])
+def test_a_face_modifier_that_is_not_two_whole_numbers_is_refused_with_the_form(given):
+    """`--modifier INDEX:+N`: the index and the modifier must both be whole numbers."""
+    with pytest.raises(RulesError) as e:
+        index_modifiers([given])
+    assert str(e.value) == f"--modifier {given!r}: the index and the modifier are whole numbers, e.g. 0:+2"
+
+
+def test_face_modifiers_add_up_per_die():
+    assert index_modifiers(["0:+2", "2:-1", "0:+1", " 1 : 3 "]) == {0: 3, 2: -1, 1: 3}
+    with pytest.raises(RulesError) as e:
+        index_modifiers(["+2"])
+    assert str(e.value) == "--modifier '+2': write INDEX:+N, e.g. 0:+2"
