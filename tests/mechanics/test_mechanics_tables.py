@@ -1,6 +1,8 @@
 """Random tables (seed 000): how a rolled zero is read against the rows, which dice a table is rolled
 with by default, what a wrongly rolled table says, and how a table file's row names its values
-(`parse_range`: '1-3', '01–05', '96-00' with 00 as 100)."""
+(`parse_range`: '1-3', '01–05', '96-00' with 00 as 100), and how a table file is read (`parse_table_text`:
+an optional '# Title', a header row whose first cell names the die, rows `value-or-range | result`, cells split
+on '|', tabs or commas as the header decides)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 from dicecam.mechanics import registry
 from dicecam.mechanics.dice import DieType, parse_dice
 from dicecam.mechanics.errors import RulesError
-from dicecam.mechanics.percentile import parse_range
+from dicecam.mechanics.percentile import parse_range, parse_table_text
 
 
 def rows(*spans):
@@ -75,4 +77,99 @@ def test_a_table_row_names_a_value_or_a_range(cell, span):
 def test_a_row_that_names_no_value_is_refused_with_its_reason(cell, reason):
     with pytest.raises(RulesError) as e:
         parse_range(cell)
+    assert str(e.value) == reason
+
+
+def row(lo, hi, text):
+    return {"low": lo, "high": hi, "text": text}
+
+
+WEATHER = "# Weather\n| d6 | Weather |\n|---|---|\n| 1-2 | Rain |\n| 3 | Fog |\n| 4-6 | Sun |\n"
+
+
+def test_a_markdown_table_gives_its_title_its_die_and_a_row_for_each_line_under_the_separator():
+    assert parse_table_text(WEATHER) == {
+        "die": "d6", "title": "Weather", "rows": [row(1, 2, "Rain"), row(3, 3, "Fog"), row(4, 6, "Sun")]}
+
+
+def test_a_table_file_read_is_a_table_the_rules_roll_on():
+    """The seed's rule: roll the die the header names, read across the row whose range holds it."""
+    a = registry.resolve("table", parse_dice(["d6:5"]), parse_table_text(WEATHER))
+    assert (a.result, a.row, a.text) == (5, 3, "Sun")
+    d100 = parse_table_text("d%\tWind\n01-50\tcalm\n51-00\tgale\n")
+    a = registry.resolve("table", parse_dice(["d00:0", "d10:0"]), d100)
+    assert (a.result, a.row, a.text) == (100, 2, "gale")
+
+
+def test_a_tab_separated_table_splits_on_tabs_only_and_may_have_no_title():
+    """Blank lines and the indentation of a pasted spreadsheet are not part of the table; a result keeps its
+    inner spaces (a tab table does not split on them)."""
+    text = "\n  d100\tResult\n\n01-50\tlow tide\n\t\n51-00\thigh tide, rocks\n"
+    assert parse_table_text(text) == {"die": "d100", "title": "", "rows": [row(1, 50, "low tide"),
+                                                                            row(51, 100, "high tide, rocks")]}
+
+
+def test_a_comma_separated_table_splits_on_commas():
+    text = "d20,Encounter\n1-10,Wolves\n11-20,Bandits at the ford\n"
+    assert parse_table_text(text) == {"die": "d20", "title": "", "rows": [row(1, 10, "Wolves"),
+                                                                           row(11, 20, "Bandits at the ford")]}
+
+
+def test_the_title_is_the_hash_line_before_the_header_whatever_its_hashes_and_spacing():
+    """Any number of '#', with or without a space after them, and blank lines before the header."""
+    assert parse_table_text("## Treasure\n\nd4 | Find\n1 | Gold\n2-4 | Nothing\n") == {
+        "die": "d4", "title": "Treasure", "rows": [row(1, 1, "Gold"), row(2, 4, "Nothing")]}
+    assert parse_table_text("#XP awarded\nd8 | XP\n1-8 | 100\n")["title"] == "XP awarded"
+
+
+def test_a_hash_line_after_the_header_is_a_row_not_a_title():
+    with pytest.raises(RulesError) as e:
+        parse_table_text("# Loot\nd6 | Loot\n# Coins\n1-6 | Coins\n")
+    assert str(e.value) == "table row '# Coins' needs a value and a result"
+
+
+@pytest.mark.parametrize(("header", "die"), [
+    ("d4", "d4"), ("d6", "d6"), ("d8", "d8"), ("d10", "d10"), ("d12", "d12"), ("d20", "d20"), ("d100", "d100"),
+    ("d%", "d100"), ("D%", "d100"),  # d% is the percentile roll, d00 + d10
+    ("1d6", "d6"), ("1D20", "d20"), ("D12", "d12"), ("1d%", "d100"),  # one die, in any case
+])
+def test_the_first_header_cell_names_the_die_in_any_usual_spelling(header, die):
+    assert parse_table_text(f"| {header} | Result |\n| 1 | x |\n")["die"] == die
+
+
+def test_markdown_rows_may_leave_out_their_outer_pipes_and_only_pipes_are_trimmed_from_a_row():
+    """'Room IX' keeps its last letter: the ends of a row lose their pipes, nothing else."""
+    assert parse_table_text("d10 | Room\n1-5 | Room IX\n| 6-10 | Room X |\n")["rows"] == [
+        row(1, 5, "Room IX"), row(6, 10, "Room X")]
+
+
+def test_a_result_over_several_columns_is_joined_and_empty_cells_are_left_out():
+    text = "| d6 | Result | Note |\n|:--|:--:|--:|\n| 1 | Rain | heavy |\n| 2-6 | Sun | |\n"
+    assert parse_table_text(text)["rows"] == [row(1, 1, "Rain | heavy"), row(2, 6, "Sun")]
+
+
+def test_a_separator_row_is_any_row_of_dashes_colons_equals_signs_and_spaces_wherever_it_stands():
+    text = "| d6 | Result |\n| :-- == --: | --- |\n| 1-3 | Rain |\n|===|===|\n| 4-6 | Sun |\n"
+    assert parse_table_text(text)["rows"] == [row(1, 3, "Rain"), row(4, 6, "Sun")]
+
+
+DICE = "d4, d6, d8, d10, d12, d20, d100"
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("", "the table file has no header row"),
+    ("\n  \n# Only a title\n\n", "the table file has no header row"),
+    ("| Weather | d6 |\n| 1 | Rain |\n", f"the first column header must be a die ({DICE}), not 'Weather'"),
+    ("d7 | Result\n1 | x\n", f"the first column header must be a die ({DICE}), not 'd7'"),
+    # A table is read off one die: a sum of dice is no table die.
+    ("2d6,Result\n2,x\n", f"the first column header must be a die ({DICE}), not '2d6'"),
+    ("| d6 | Result |\n| 3 |\n", "table row '| 3 |' needs a value and a result"),
+    ("d6\tResult\n1-6 Rain\n", "table row '1-6 Rain' needs a value and a result"),
+    # Only rows made of separator marks alone are skipped: a dash for a value is a bad range.
+    ("d6 | Result\n- | X\n", "bad table range '-': write a number or a range like 1-3"),
+    ("d6 | Result\nRain | 1-2\n", "bad table range 'Rain': write a number or a range like 1-3"),
+])
+def test_a_table_file_that_cannot_be_read_is_refused_in_one_line(text, reason):
+    with pytest.raises(RulesError) as e:
+        parse_table_text(text)
     assert str(e.value) == reason
