@@ -65,9 +65,8 @@ class Table:
         self.settings, self.store, self.rules, self.broker = settings, store, rules, broker
         self.pipeline, self.reader = pipeline, reader
         self.notices = list(notices)
-        self.camera = CameraStatus(status="none" if pipeline is None else getattr(pipeline, "status", "starting"))
-        if pipeline is None:
-            self.camera = CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
+        self.camera = (CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
+                       if pipeline is None else CameraStatus(status=getattr(pipeline, "status", "starting")))
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._jpeg_lock = threading.Lock()  # encoding holds it: kept apart from the state lock
@@ -93,7 +92,7 @@ class Table:
         return TableConfig(system=self.system, options=self.options, pool=self.pool, systems=self.settings.systems,
                            token_required=self.settings.token_required)
 
-    def configure(self, system: str, options: dict[str, Any], pool: list[str] | None) -> dict[str, Any]:
+    def configure(self, system: str, options: dict[str, Any], pool: list[str] | None) -> TableConfig:
         checked = self.rules.check_options(system, options)
         if pool is None or not pool:
             pool = self.rules.default_pool(system, checked)

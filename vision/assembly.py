@@ -75,6 +75,11 @@ def uncertain_reason(dice: Sequence[DieReading]) -> str | None:
     return None
 
 
+def _ordered(dice: Sequence[DieReading]) -> list[DieReading]:
+    """The order the resolvers read: percentile pairs first when a d00 is there, else reading order."""
+    return pair_percentile(dice) if any(d.type is DieType.d00 for d in dice) else reading_order(dice)
+
+
 class RollSession:
     """Assemble rolls for one system; remembers the previous roll for follow-ups.
 
@@ -104,7 +109,7 @@ class RollSession:
         if not readings:
             return None
         with self._lock:
-            dice = pair_percentile(readings) if any(d.type is DieType.d00 for d in readings) else reading_order(readings)
+            dice = _ordered(readings)
             build = _Build(self, source or self.source, frame_id, ts, strict)
             roll = None
             if self._follow is not None and self.last is not None:
@@ -126,7 +131,7 @@ class RollSession:
         with self._lock:
             session = self if system == self.system else RollSession(system, options, resolver=self.resolver)
             build = _Build(session, original.source, original.frame_id, None, True)
-            roll = build.roll(list(dice), options, follows=original.follows, amends=original.id)
+            roll = build.roll(_ordered(dice), options, follows=original.follows, amends=original.id)
             if self.last is not None and self.last.id == original.id and session is self:
                 self.last = roll
                 self._follow = self._next_follow(roll)

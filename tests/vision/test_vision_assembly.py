@@ -451,3 +451,14 @@ def test_a_correction_of_the_last_roll_is_what_the_next_throw_follows():
     assert fixed.amends == calm.id and fixed.adjudication.may_explode
     more = session.add([die("d6", 4, x=0, y=200, colour="red"), die("d6", 1, x=60, y=200, colour="white")])
     assert more.follows == fixed.id and more.options["carry"] == 5
+
+
+def test_a_correction_is_read_in_reading_order_like_a_throw():
+    """Contingency's face modifiers go by die index, so a correction listed right to left must still reach
+    the resolver left to right: +4 on the left die (the d6) makes it the middle die."""
+    session = RollSession("contingency", {"modifiers": [4, 0, 0]})
+    first = session.add([die("d6", 1, x=0), die("d8", 5, x=200), die("d10", 7, x=100, y=100)])
+    fixed = session.amend(first, [die("d10", 7, x=100, y=100), die("d8", 5, x=200), die("d6", 2, x=0)],
+                          "contingency", {"modifiers": [4, 0, 0]})
+    assert labels(fixed.dice) == ["d6 2", "d8 5", "d10 7"]
+    assert fixed.adjudication.result_die == "d6" and fixed.adjudication.result == 6
