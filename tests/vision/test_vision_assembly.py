@@ -4,10 +4,11 @@ engine (the default resolver), so these tests also pin what the camera path hand
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from dicecam.mechanics import registry
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import RulesError
 from dicecam.vision.assembly import RollSession, describe, pair_percentile, uncertain_reason
@@ -462,3 +463,95 @@ def test_a_correction_is_read_in_reading_order_like_a_throw():
                           "contingency", {"modifiers": [4, 0, 0]})
     assert labels(fixed.dice) == ["d6 2", "d8 5", "d10 7"]
     assert fixed.adjudication.result_die == "d6" and fixed.adjudication.result == 6
+
+
+def test_a_correction_keeps_the_frame_and_the_follow_up_link_of_the_roll_it_corrects():
+    session = RollSession("contingency", {"target": 9})
+    check = session.add([die("d6", 3, x=0), die("d8", 5, x=100), die("d10", 7, x=200)], frame_id=4)
+    luck = session.add([die("d8", 2, x=100, y=200)], frame_id=9)
+    fixed = session.amend(luck, check.dice, "contingency", {"target": 9, "luck": "d8:6"})
+    assert (fixed.frame_id, fixed.follows, fixed.amends) == (9, check.id, luck.id)
+
+
+def test_a_correction_the_rules_refuse_is_raised_not_stored():
+    """A correction is typed by hand: like any hand entry, a wrong one is refused, not kept as a doubtful roll."""
+    session = RollSession("contingency")
+    first = contingency_check(session)
+    with pytest.raises(RulesError, match="takes exactly 3 dice, got 2"):
+        session.amend(first, [DieReading.parse("d6:3"), DieReading.parse("d8:5")], "contingency", {})
+    assert session.last is first
+
+
+def test_a_correction_into_another_system_is_judged_by_that_system_through_the_sessions_resolver():
+    """The check was really a percentile roll: the correction is resolved as percentile (by the resolver the
+    session was given), and the session's own chain is left as it was: a single d8 is still the check's luck."""
+    seen: list[str] = []
+
+    def resolver(system, dice, options):
+        seen.append(system)
+        return registry.resolve(system, dice, options)
+
+    session = RollSession("contingency", resolver=resolver)
+    check = contingency_check(session)
+    fixed = session.amend(check, [DieReading.parse("d10:7"), DieReading.parse("d00:30")], "percentile", {})
+    assert (fixed.system, fixed.adjudication.result, seen) == ("percentile", 37, ["contingency", "percentile"])
+    luck = session.add([die("d8", 3, x=150, y=200)])
+    assert luck.follows == check.id
+
+
+def test_correcting_an_older_roll_leaves_the_chain_with_the_last_roll():
+    """Only a correction of the last roll changes what the next throw follows."""
+    session = RollSession("futile-kingdoms")
+    older = session.add(red_white(3, 2))
+    session.add(red_white(4, 2, y=200))
+    session.amend(older, [DieReading.parse("d6:6:red"), DieReading.parse("d6:5:white")], "futile-kingdoms", {})
+    more = session.add(red_white(4, 1))
+    assert more.follows is None and "carry" not in more.options
+
+
+def test_a_system_outside_the_registry_with_its_own_resolver_gets_rolls_and_no_follow_ups():
+    session = RollSession("table-house-rule", resolver=lambda s, dice, o: registry.resolve("contingency", dice, o))
+    first = contingency_check(session)
+    second = session.add([die("d8", 3, x=150, y=200), die("d6", 1, x=0, y=200), die("d10", 7, x=300, y=200)])
+    assert (first.status, second.status) == ("settled", "settled")
+    assert second.follows is None and second.adjudication.result_die == "d8"
+
+
+def test_every_roll_has_an_id_of_its_own_and_a_time_in_utc():
+    before = datetime.now(timezone.utc)
+    session = RollSession("contingency")
+    first, second = contingency_check(session), contingency_check(RollSession("contingency"))
+    assert first.id != second.id
+    assert first.ts.utcoffset() == timedelta(0)
+    assert before <= first.ts <= datetime.now(timezone.utc)
+
+
+def test_percentile_dice_entered_by_hand_pair_without_boxes():
+    roll = RollSession("percentile", source="manual").add([DieReading.parse("d10:7"), DieReading.parse("d00:30")],
+                                                          strict=True)
+    assert labels(roll.dice) == ["d00 30", "d10 7"] and roll.adjudication.result == 37
+
+
+@pytest.mark.parametrize(("ones_right", "ones_below", "pair"), [
+    ((100, 0), (0, 120), "d10 1"),  # the d10 to the right is nearer: 100 across against 120 down
+    ((100, 0), (0, 80), "d10 2"),   # the d10 below is nearer: 80 down against 100 across
+])
+def test_a_d00_takes_the_d10_nearest_in_both_directions(ones_right, ones_below, pair):
+    tens = die("d00", 50, x=0, y=0)
+    right, below = die("d10", 1, *ones_right), die("d10", 2, *ones_below)
+    assert labels(pair_percentile([below, right, tens]))[:2] == ["d00 50", pair]
+
+
+def test_every_d00_is_kept_when_the_d10s_run_out():
+    dice = [die("d00", 30, x=0), die("d10", 7, x=60), die("d00", 60, x=120)]
+    assert labels(pair_percentile(dice)) == ["d00 30", "d10 7", "d00 60"]
+
+
+@pytest.mark.parametrize(("offset", "share", "where"), [(2000, 0.3, "at left"), (2000, 0.7, "at right"),
+                                                        (0, 0.34, "in the middle"), (0, 0.66, "in the middle")])
+def test_the_thirds_are_of_the_span_wherever_it_lies_and_their_edges_are_the_middle(offset, share, where):
+    """Below 34 % of the span is left, above 66 % right; the edges themselves and a spread far from the
+    picture's left edge are measured the same way."""
+    x = offset + round(share * 1000)
+    dice = [die("d6", 1, x=offset), die("d8", 5, x=x), die("d6", 2, x=offset + 1000)]
+    assert describe(dice[1], dice) == f"the d8 {where}"

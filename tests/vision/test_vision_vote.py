@@ -152,3 +152,65 @@ def test_a_tie_of_doubtful_frames_is_doubtful(flag):
 def test_a_die_the_reader_doubted_in_most_frames_stays_uncertain():
     frames = [[die("d6", 4, uncertain=True)], [die("d6", 4, uncertain=True)], [die("d6", 4)]]
     assert vote(frames)[0].uncertain is True
+
+
+def test_boxes_stacked_in_one_column_do_not_overlap():
+    """Overlap needs both directions: a die right under another shares its columns, not its rows."""
+    assert iou((0, 0, 10, 10), (0, 20, 10, 30)) == 0.0
+
+
+def test_the_overlap_of_boxes_in_fractions_of_the_frame():
+    """Boxes may be given as fractions of the picture: a union far below one pixel is still an overlap."""
+    assert iou((0.1, 0.1, 0.3, 0.3), (0.1, 0.1, 0.3, 0.3)) == pytest.approx(1.0)
+
+
+def test_a_die_that_moved_exactly_as_far_as_the_overlap_allows_is_the_same_die():
+    """Shifted by half its width the box overlaps by exactly 1/3: at min_iou=1/3 that is still the same die."""
+    frames = [[die("d6", 4, x=0)], [die("d6", 4, x=20)]]
+    assert iou(frames[0][0].box, frames[1][0].box) == 1 / 3
+    assert values(vote(frames, min_iou=1 / 3)) == [("d6", 4)]
+
+
+def test_a_boxed_reading_never_joins_a_boxless_die_by_its_place_in_the_list():
+    """Only boxless readings are matched by position; a boxed one seen after a boxless one is another die."""
+    frames = [[DieReading(type="d6", value=3)], [die("d6", 5)]]
+    assert sorted(values(vote(frames))) == [("d6", 3), ("d6", 5)]
+
+
+def test_two_touching_dice_in_a_single_frame_are_two_dice():
+    """A die that has just started a track cannot take a second reading of its own frame."""
+    left, right = die("d6", 2, x=0), die("d6", 5, x=20)
+    assert values(vote([[left, right]])) == [("d6", 2), ("d6", 5)]
+
+
+def test_a_die_that_comes_to_rest_beside_another_mid_throw_is_a_second_die():
+    """The right die shows up from the second frame on, overlapping the left one: each frame's left
+    reading has taken the left die's track, so the right reading starts its own."""
+    left, right = die("d6", 2, x=0), die("d6", 5, x=20)
+    voted = vote([[left], [left, right], [left, right]])
+    assert values(voted) == [("d6", 2), ("d6", 5)]
+    assert not any(d.uncertain for d in voted)
+
+
+def test_a_flicker_before_a_steady_die_drops_only_the_flicker():
+    steady = die("d6", 4, x=200)
+    frames = [[die("d8", 2, x=0), steady], [steady], [steady], [steady]]
+    assert values(vote(frames)) == [("d6", 4)]
+
+
+def test_confidence_is_given_to_four_decimals_and_counts_missed_frames_without_reader_confidence():
+    """No frame gave a confidence: the share of frames that saw the die is its confidence, 2/3 as 0.6667."""
+    frames = [[die("d6", 4, confidence=None)], [die("d6", 4, confidence=None)], []]
+    assert vote(frames)[0].confidence == 0.6667
+
+
+def test_an_agreement_of_exactly_the_required_share_is_sure():
+    frames = [[die("d6", 4)]] * 3 + [[die("d6", 5)]]
+    assert vote(frames, min_agreement=0.75)[0].uncertain is False
+    assert vote(frames, min_agreement=0.76)[0].uncertain is True
+
+
+def test_the_voted_die_lies_where_the_last_frame_that_read_it_saw_it():
+    """The box jitters; the voted die keeps the latest box of its winning value."""
+    frames = [[die("d6", 4, x=0)], [die("d6", 4, x=2)], [die("d6", 4, x=4)]]
+    assert vote(frames)[0].box == (4.0, 0.0, 44.0, 40.0)
