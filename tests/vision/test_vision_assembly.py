@@ -543,8 +543,8 @@ def test_a_d00_takes_the_d10_nearest_in_both_directions(ones_right, ones_below, 
 
 
 def test_every_d00_is_kept_when_the_d10s_run_out():
-    dice = [die("d00", 30, x=0), die("d10", 7, x=60), die("d00", 60, x=120)]
-    assert labels(pair_percentile(dice)) == ["d00 30", "d10 7", "d00 60"]
+    dice = [die("d00", 30, x=0), die("d10", 7, x=60), die("d00", 60, x=120), die("d00", 90, x=180)]
+    assert labels(pair_percentile(dice)) == ["d00 30", "d10 7", "d00 60", "d00 90"]
 
 
 @pytest.mark.parametrize(("offset", "share", "where"), [(2000, 0.3, "at left"), (2000, 0.7, "at right"),
