@@ -29,17 +29,25 @@ Resolver = Callable[[str, Sequence[DieReading], Mapping[str, Any] | None], Adjud
 
 def _centre(d: DieReading) -> tuple[float, float]:
     b = d.box
-    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) if b else (0.0, 0.0)
+    assert b is not None  # callers measure boxed dice only
+    return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
 
 
 def pair_percentile(dice: Sequence[DieReading]) -> list[DieReading]:
     """Put each d00 right before its nearest d10 (by box centre) so the resolver reads the pairs
     in order. Pairing is greedy in reading order (each d00 takes the nearest d10 still free).
-    After the pairs: the unpaired d10s, then the other dice, each in reading order."""
+    After the pairs: the unpaired d10s, then the other dice, each in reading order.
+
+    When a d00 or d10 has no box (typed by hand, or a correction that changed a die's kind) there is no
+    distance to measure: the dice pair in the order given, each d00 with the first free d10 after it
+    (else the first free one)."""
     ordered = reading_order(dice)
+    rest = [d for d in ordered if d.type not in (DieType.d00, DieType.d10)]
+    percentile = [d for d in dice if d.type in (DieType.d00, DieType.d10)]
+    if any(d.box is None for d in percentile):
+        return _pair_as_given(percentile) + rest
     tens = [d for d in ordered if d.type is DieType.d00]
     ones = [d for d in ordered if d.type is DieType.d10]
-    rest = [d for d in ordered if d.type not in (DieType.d00, DieType.d10)]
     out: list[DieReading] = []
     for t in tens:
         if not ones:
@@ -49,6 +57,20 @@ def pair_percentile(dice: Sequence[DieReading]) -> list[DieReading]:
         j = min(range(len(ones)), key=lambda i: math.dist(tc, _centre(ones[i])))
         out += [t, ones.pop(j)]
     return out + ones + rest
+
+
+def _pair_as_given(dice: list[DieReading]) -> list[DieReading]:
+    free = [i for i, d in enumerate(dice) if d.type is DieType.d10]
+    out: list[DieReading] = []
+    for i, t in enumerate(dice):
+        if t.type is not DieType.d00:
+            continue
+        out.append(t)
+        if free:
+            j = next((k for k in free if k > i), free[0])
+            free.remove(j)
+            out.append(dice[j])
+    return out + [dice[k] for k in free]
 
 
 def describe(die: DieReading, dice: Sequence[DieReading], width: float | None = None) -> str:

@@ -555,3 +555,15 @@ def test_the_thirds_are_of_the_span_wherever_it_lies_and_their_edges_are_the_mid
     x = offset + round(share * 1000)
     dice = [die("d6", 1, x=offset), die("d8", 5, x=x), die("d6", 2, x=offset + 1000)]
     assert describe(dice[1], dice) == f"the d8 {where}"
+
+
+def test_a_percentile_die_without_a_box_pairs_in_the_order_typed():
+    """A correction that turns a d6 into a d10 gives that d10 no box: no distance can be measured, so the
+    dice pair as typed, each d00 with the d10 after it (not by a distance to the picture's corner)."""
+    def at(kind, value, x=None):
+        return DieReading(type=kind, value=value, box=None if x is None else (x, 600, x + 40, 640))
+
+    typed = [at("d00", 30, 400), at("d10", 7), at("d00", 60, 900), at("d10", 2, 960)]
+    assert labels(pair_percentile(typed)) == ["d00 30", "d10 7", "d00 60", "d10 2"]
+    # A d10 typed before its d00, with none after it, still pairs with it.
+    assert labels(pair_percentile([at("d10", 5), at("d00", 30), at("d6", 3)])) == ["d00 30", "d10 5", "d6 3"]
