@@ -58,10 +58,9 @@ def test_a_verdict_of_a_system_this_build_lacks_keeps_every_field():
 
 def test_a_verdict_under_another_systems_name_is_refused():
     """The union is told apart by `system`: contingency's numbers under emergence's name do not validate."""
-    adj = registry.resolve("contingency", parse_dice(THROWS["contingency"])).model_dump(mode="json")
+    stored = roll_of("contingency", registry.resolve("contingency", parse_dice(THROWS["contingency"]))).model_dump(mode="json")
     with pytest.raises(ValueError):
-        Roll.model_validate({**roll_of("contingency", registry.resolve("contingency", parse_dice(THROWS["contingency"])))
-                            .model_dump(mode="json"), "adjudication": {**adj, "system": "emergence"}})
+        Roll.model_validate({**stored, "adjudication": {**stored["adjudication"], "system": "emergence"}})
 
 
 def test_an_event_is_typed_by_its_type():
