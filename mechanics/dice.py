@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from .errors import DiceError, first_problem
 
@@ -72,6 +72,16 @@ class DieReading(BaseModel):
     # holding such a die is reported as uncertain instead of adjudicated with confidence.
     cocked: bool = Field(default=False, title="Die is cocked")
     uncertain: bool = Field(default=False, title="Reading is not trustworthy")
+    # Why an uncertain die was not trusted ("reads as 6 or 9"), for the player; left out when None,
+    # so a reading without doubt keeps its JSON shape.
+    doubt: str | None = Field(default=None, max_length=80, title="Why the reading is uncertain")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_doubt(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("doubt", "") is None:
+            del data["doubt"]
+        return data
 
     @field_validator("colour")
     @classmethod

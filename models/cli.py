@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dicecam.mechanics.errors import DicecamError, LimitError
 
-STAGES = ("synth", "real", "detector", "reader", "export")
+STAGES = ("synth", "real", "detector", "reader", "export", "kind", "doubt")
 
 
 def register(subparsers) -> None:
@@ -28,6 +28,8 @@ def register(subparsers) -> None:
                         "lurig-types (default: all)")
     p.add_argument("--images", type=int, default=20000, help="synthetic training images (default 20000)")
     p.add_argument("--seed", type=int, default=1000, help="synthetic training seed (default 1000)")
+    p.add_argument("--kind-images", type=int, default=600,
+                   help="renders the kind head and the doubt model are fitted on beside the real photos (default 600)")
     p.add_argument("--epochs", type=int, default=40, help="detector epochs (default 40)")
     p.add_argument("--hours", type=float, default=None, help="detector wall-clock budget in hours (overrides --epochs)")
     p.add_argument("--cache", choices=("ram", "disk"), default=None, help="cache decoded detector images")
@@ -59,7 +61,7 @@ def _train(args) -> int:
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
         raise DicecamError(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
-    for name, value, lo, hi in (("--images", args.images, 1, 1_000_000), ("--epochs", args.epochs, 1, 1000),
+    for name, value, lo, hi in (("--images", args.images, 1, 1_000_000), ("--kind-images", args.kind_images, 1, 100_000), ("--epochs", args.epochs, 1, 1000),
                                 ("--reader-epochs", args.reader_epochs, 1, 1000), ("--workers", args.workers, 1, 64),
                                 ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024),
                                 ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
@@ -80,7 +82,7 @@ def _train(args) -> int:
     threads = os.cpu_count() or 1
     r = Recipe(
         work=args.work, export=args.export or args.work / "export", real=args.real, real_sets=real_sets,
-        images=args.images,
+        images=args.images, kind_images=args.kind_images,
         seed=args.seed, workers=args.workers, stages=stages,
         detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
                                      device=device, seed=args.seed, hours=args.hours,

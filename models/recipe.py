@@ -22,7 +22,11 @@ import torch
 from dicecam.datasets.render import BODY_COLOURS
 from dicecam.mechanics.errors import DicecamError
 
+from dicecam.datasets.synth import generate
+
 from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
+from .train_doubt import train_doubt
+from .train_kind import train_kind_head
 from .train_detector import DetectorTrainConfig, detector_figures, export_detector, train_detector, write_data_yaml
 from .train_reader import ReaderTrainConfig, build_model, export_reader, train_reader
 
@@ -39,7 +43,8 @@ class Recipe:
     workers: int = 2
     detector: DetectorTrainConfig = field(default_factory=DetectorTrainConfig)
     reader: ReaderTrainConfig = field(default_factory=ReaderTrainConfig)
-    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export")
+    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "doubt")
+    kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
 
 
 def _colours() -> list[str]:
@@ -92,6 +97,26 @@ def run(r: Recipe, log=print) -> dict:
         figures["reader"] = reader_result["figures"]
     if "export" in r.stages:
         export(r, figures, log)
+    if "kind" in r.stages:
+        t = time.perf_counter()
+        kind_synth = r.work / "kind_synth"
+        if not (kind_synth / "summary.json").is_file():
+            log(f"render {r.kind_images} images for the kind head (seed {r.seed + 1}) into {kind_synth}")
+            generate(kind_synth, r.kind_images, r.seed + 1, None, "jsonl", progress=False, workers=r.workers)
+        # The kind head reads the face reader's features: fit it on the reader it will ship beside.
+        reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
+        figures["kind"] = train_kind_head(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
+        timings["kind_s"] = round(time.perf_counter() - t, 1)
+    if "doubt" in r.stages:
+        t = time.perf_counter()
+        kind_synth = r.work / "kind_synth"
+        if not (kind_synth / "summary.json").is_file():
+            raise DicecamError(f"no renders in {kind_synth}: run the kind stage first")
+        # The doubt model weighs the readers as they will ship: the exported ones, or the shipped ones.
+        folder = r.export if (r.export / "reader.onnx").is_file() else None
+        figures["doubt"] = train_doubt(r.real, kind_synth, r.export, reader_folder=folder,
+                                       cache=r.work / "doubt_samples.npz", log=log)
+        timings["doubt_s"] = round(time.perf_counter() - t, 1)
     timings["total_s"] = round(time.perf_counter() - t_start, 1)
     report = {"figures": figures, "timings": timings, "recipe": _jsonable(asdict(r))}
     (r.work / "report.json").write_text(json.dumps(report, indent=1) + "\n")

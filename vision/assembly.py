@@ -93,7 +93,8 @@ def uncertain_reason(dice: Sequence[DieReading]) -> str | None:
             return f"{describe(d, dice)} is cocked — re-roll it"
     for d in dice:
         if d.uncertain:
-            return f"{describe(d, dice)} could not be read with confidence — check it or re-roll"
+            why = f" ({d.doubt})" if d.doubt else ""
+            return f"{describe(d, dice)} could not be read with confidence{why} — check it or re-roll"
     return None
 
 

@@ -26,12 +26,15 @@ class Detections:
     colour: np.ndarray  # (N,) object: colour name or None
     cocked: np.ndarray  # (N,) bool
     uncertain: np.ndarray  # (N,) bool
+    doubt: np.ndarray | None = None  # (N,) object: why a die is uncertain, in a few words, or None
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         if self.xyxy.shape != (n, 4) or self.kind_scores.shape != (n, len(KINDS)):
             raise ValueError(f"bad shapes: xyxy {self.xyxy.shape}, kind_scores {self.kind_scores.shape}")
-        for name in ("confidence", "kind", "value", "colour", "cocked", "uncertain"):
+        if self.doubt is None:
+            object.__setattr__(self, "doubt", np.full(n, None, object))
+        for name in ("confidence", "kind", "value", "colour", "cocked", "uncertain", "doubt"):
             if getattr(self, name).shape != (n,):
                 raise ValueError(f"{name} has shape {getattr(self, name).shape}, expected ({n},)")
 
@@ -91,5 +94,6 @@ class Detections:
                 type=KINDS[int(self.kind[i])], value=int(self.value[i]),
                 box=tuple(round(float(v), 1) for v in self.xyxy[i]),
                 confidence=round(float(self.confidence[i]), 4), colour=self.colour[i],
-                cocked=bool(self.cocked[i]), uncertain=bool(self.uncertain[i])))
+                cocked=bool(self.cocked[i]), uncertain=bool(self.uncertain[i]),
+                doubt=self.doubt[i] if self.uncertain[i] else None))
         return reading_order(out)

@@ -168,6 +168,8 @@ class KindScore:
     right: int = 0  # ... and the right value
     colour_known: int = 0
     colour_right: int = 0
+    sure: int = 0  # truth dice matched by a reading without a doubt flag (neither uncertain nor cocked)
+    sure_wrong: int = 0  # ... whose kind or known value is wrong: the worst answer a reader gives
 
 
 @dataclass
@@ -188,6 +190,7 @@ class Report:
                 "recall": _ratio(s.found, s.truth), "precision": _ratio(s.found, s.predicted),
                 "value_accuracy": _ratio(s.right, s.found_valued), "read_right": _ratio(s.right, s.valued),
                 "colour_accuracy": _ratio(s.colour_right, s.colour_known),
+                "sure": s.sure, "sure_wrong": _ratio(s.sure_wrong, s.sure),
             }
         total = lambda f: sum(getattr(s, f) for s in self.kinds.values())  # noqa: E731
         return {
@@ -195,6 +198,8 @@ class Report:
             "dice": total("truth"), "dice_read_right": _ratio(total("right"), total("valued")),
             "kind_right": _ratio(total("found"), total("truth")),
             "colour_accuracy": _ratio(total("colour_right"), total("colour_known")),
+            # Of the dice read without a doubt flag, the share that is wrong (kind, or value where known).
+            "read_sure": _ratio(total("sure"), total("truth")), "sure_wrong": _ratio(total("sure_wrong"), total("sure")),
             "per_kind": per_kind,
             "confusion": [{"truth": t, "read": p, "count": c} for (t, p), c in self.confusion.most_common(20)],
         }
@@ -244,6 +249,9 @@ def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: li
         s.valued += t.value is not None
         p = pred[t_used[i]] if i in t_used else None
         kind_right = p is not None and p.type is t.kind
+        if p is not None and not (p.uncertain or p.cocked):
+            s.sure += 1
+            s.sure_wrong += not kind_right or (t.value is not None and p.value != t.value)
         if kind_right:
             s.found += 1
             if t.value is not None:

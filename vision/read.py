@@ -20,14 +20,17 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
+from .belief import Belief, Doubt, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, model_fingerprint
+from .numerals import FALLBACK, Look, NumeralReader, finder_looks
+from .upface import MODEL_FILE, UpFaceFinder
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
-# Below this joint probability a reading is flagged uncertain rather than trusted.
-UNCERTAIN_BELOW = 0.6
 COCKED_ABOVE = 0.5
+# The kind head reads log(detector kind score + this), so a score of 0 stays finite.
+KIND_HEAD_EPS = 1e-4
 
 
 def models_dir() -> Path:
@@ -58,8 +61,13 @@ class Letterbox:
 class Reader:
     def __init__(self, detector: Model, faces: Model, *, input_size: tuple[int, int] = (416, 320),
                  colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom",
-                 crop_size: int = CROP_SIZE, model_id: str = "custom") -> None:
+                 crop_size: int = CROP_SIZE, model_id: str = "custom", numerals: NumeralReader | None = None,
+                 finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None, doubt: Doubt | None = None) -> None:
         self.detector, self.faces = detector, faces
+        # Numerals are text (vision/numerals.py); the finder says where the up face's numeral is and
+        # which way it is turned; the kind head refines the detector's kind. Each is optional: without
+        # them the reader is the face network alone, as tests with fakes use it.
+        self.numerals, self.finder, self.kind_head, self.doubt = numerals, finder, kind_head, doubt
         self.model_id = model_id
         # A table's dice memory (vision/memory.py), blended into every reading when set.
         self.memory: DiceMemory | None = None
@@ -70,7 +78,9 @@ class Reader:
         self.crop_size = crop_size
 
     @classmethod
-    def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None) -> "Reader":
+    def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None,
+             kind_head: bool = True) -> "Reader":
+        """The shipped reader; `kind_head=False` leaves the kind head out (to fit a new one)."""
         folder = Path(folder) if folder else models_dir()
         det, faces = folder / "detector.onnx", folder / "reader.onnx"
         for f in (det, faces, det.with_suffix(".json"), faces.with_suffix(".json")):
@@ -83,9 +93,13 @@ class Reader:
         if not 16 <= fmeta["input"]["size"] <= 256 or fmeta["input"]["margin"] != CROP_MARGIN:
             raise DicecamError(f"the face reader in {folder} expects other crops")
         name = default_backend() if backend == "auto" else backend
+        model_id = model_fingerprint(faces)
         return cls(open_session(det, name, threads), open_session(faces, name, threads),
                    input_size=(dmeta["input"]["width"], dmeta["input"]["height"]), colours=fmeta["colours"],
-                   backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_fingerprint(faces))
+                   backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_id,
+                   numerals=NumeralReader.load(name, threads), finder=_optional_finder(folder),
+                   kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
+                   doubt=_optional_doubt(folder, model_id))
 
     def detect(self, frame: np.ndarray) -> Detections:
         h, w = frame.shape[:2]
@@ -109,35 +123,93 @@ class Reader:
     def use_memory(self, memory: "DiceMemory | None") -> None:
         self.memory = memory
 
+    def kind_prior(self, dets: Detections, features: np.ndarray | None) -> np.ndarray:
+        """(N, K): the detector's kind scores, or the kind head's belief from them and the crop's features."""
+        if self.kind_head is None or features is None:
+            return dets.kind_scores
+        x = np.concatenate([features, np.log(dets.kind_scores + KIND_HEAD_EPS)], 1).astype(np.float32)
+        return _softmax(self.kind_head(x)[0])
+
+    def up_faces(self, crops: np.ndarray) -> np.ndarray | None:
+        """(N, 5) the finder's (u, v, cos, sin, facing) per crop, or None without a finder."""
+        return None if self.finder is None else self.finder(crops)
+
+    def looks(self, crops: np.ndarray) -> list[tuple[Look, ...]]:
+        """Where each die's numeral windows look: the finder's up face and the crop's centre."""
+        up = self.up_faces(crops)
+        return [FALLBACK] * len(crops) if up is None else [finder_looks(row) for row in up]
+
+    def readings(self, frame: np.ndarray, dets: Detections):
+        """Both readers' view of each detected die, and the face network's raw outputs."""
+        crops_u8 = self.crops(frame, dets.xyxy)
+        out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
+        features = out[3] if len(out) >= 4 else None
+        kind_prior = self.kind_prior(dets, features)
+        face_ll = None
+        if self.numerals is not None:
+            face_ll = self.numerals(frame, dets.xyxy, self.looks(crops_u8)).face_ll
+        side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
+        return readings(kind_prior, _softmax(out[0]), face_ll, side), out
+
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):
             return dets
-        crops = self.crops(frame, dets.xyxy).transpose(0, 3, 1, 2).astype(np.float32)
-        out = self.faces(crops)
-        face_logits, colour_logits, cocked_logit = out[:3]
-        face_p = _softmax(face_logits)
-        # Joint belief: the detector's kind score times the face reader's (kind, value) probability.
-        joint = face_p * dets.kind_scores[:, KIND_OF_FACE]
-        joint /= np.maximum(joint.sum(1, keepdims=True), 1e-9)
+        seen, out = self.readings(frame, dets)
+        belief = decide(seen, self.doubt)
         if self.memory is not None and len(self.memory) and len(out) >= 4:
             # The table's own dice: the memory's vote, trusted as far as it has close examples.
             mem_p, trust = self.memory.vote(out[3])
-            joint = (1 - trust[:, None]) * joint + trust[:, None] * mem_p
-        best = joint.argmax(1)
-        conf = joint[np.arange(len(best)), best] / np.maximum(joint.sum(1), 1e-9)
-        colour_p = _softmax(colour_logits)
+            joint = (1 - trust[:, None]) * belief.joint + trust[:, None] * mem_p
+            best = joint.argmax(1)
+            rows = np.arange(len(best))
+            kept = (best == belief.best) * belief.confidence
+            belief = Belief(joint, best, (1 - trust) * kept + trust * mem_p[rows, best], belief.legible, belief.below)
+        best, conf = belief.best, belief.confidence
+        colour_p = _softmax(out[1])
         colours = np.array([self.colours[i] if i < len(self.colours) else None for i in colour_p.argmax(1)], object)
-        cocked = 1 / (1 + np.exp(-cocked_logit.reshape(-1))) > COCKED_ABOVE
+        cocked = 1 / (1 + np.exp(-out[2].reshape(-1))) > COCKED_ABOVE
+        doubt = np.array([belief.doubt(i) for i in range(len(best))], object)
         return dets.with_faces(
             kind=KIND_OF_FACE[best], value=VALUE_OF_FACE[best],
             confidence=(conf * dets.confidence).astype(np.float32), colour=colours, cocked=cocked,
-            uncertain=conf < UNCERTAIN_BELOW)
+            uncertain=belief.uncertain, doubt=doubt)
 
     def read(self, frame: np.ndarray) -> Detections:
         return self.read_faces(frame, self.detect(frame))
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()
+
+
+def _optional_finder(folder: Path) -> UpFaceFinder | None:
+    """The up-face finder when it is shipped beside the other weights (readers before it had none)."""
+    path = folder / MODEL_FILE
+    return UpFaceFinder.load(path) if path.is_file() else None
+
+
+def _optional_kind_head(folder: Path, model_id: str, backend: str, threads: int | None) -> Model | None:
+    """The kind head, when shipped and fitted on this face reader's features (another reader's
+    features mean nothing to it, so a mismatch is refused rather than read)."""
+    path = folder / "kind.onnx"
+    if not path.is_file():
+        return None
+    meta = json.loads(path.with_suffix(".json").read_text())
+    if meta.get("reader") != model_id:
+        raise DicecamError(f"the kind head in {folder} was fitted on another face reader: refit it (dicecam train --stages kind)")
+    return open_session(path, backend, threads)
+
+
+def _optional_doubt(folder: Path, model_id: str) -> Doubt | None:
+    """The doubt model, when shipped and fitted on this face reader."""
+    path = folder / "doubt.json"
+    if not path.is_file():
+        return None
+    if json.loads(path.read_text()).get("reader") != model_id:
+        raise DicecamError(f"the doubt model in {folder} was fitted on another face reader: refit it (dicecam train --stages doubt)")
+    try:
+        return Doubt.load(path)
+    except (ValueError, KeyError) as e:
+        raise DicecamError(f"the doubt model in {folder} cannot be used ({e}): refit it (dicecam train --stages doubt)") from None
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,92 @@
+"""The joint belief: which reader a die is read by, and how sure the answer is allowed to be."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicecam.mechanics.dice import DieType
+from dicecam.vision.belief import FEATURES, UNCERTAIN_BELOW, Doubt, combine, decide, readings
+from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
+from dicecam.vision.read import models_dir
+
+F = len(FACE_CLASSES)
+
+
+def prior(**p: float) -> np.ndarray:
+    out = np.full((1, len(KINDS)), 1e-6)
+    for k, v in p.items():
+        out[0, KINDS.index(k)] = v
+    return out
+
+
+def network_saying(kind: str, value: int, p: float = 0.95) -> np.ndarray:
+    out = np.full((1, F), (1 - p) / (F - 1))
+    out[0, FACE_INDEX[(kind, value)]] = p
+    return out
+
+
+def numerals_reading(kind: str, value: int, looks: int = 3, ll: float = 0.0) -> np.ndarray:
+    out = np.full((1, looks, F), -25.0)
+    out[0, :, FACE_INDEX[(kind, value)]] = ll
+    return out
+
+
+def test_without_a_doubt_model_a_legible_numeral_is_read_and_otherwise_the_network():
+    b = combine(prior(d20=1.0), network_saying("d20", 3), numerals_reading("d20", 17))
+    assert FACE_CLASSES[b.best[0]] == ("d20", 17)
+    blank = np.full((1, 3, F), -25.0)
+    b = combine(prior(d6=1.0), network_saying("d6", 5), blank)
+    assert FACE_CLASSES[b.best[0]] == ("d6", 5)
+
+
+def test_a_reader_without_numerals_is_the_network_alone():
+    b = combine(prior(d6=1.0), network_saying("d6", 4, 0.97))
+    assert FACE_CLASSES[b.best[0]] == ("d6", 4) and 0.97 <= b.confidence[0] <= 1.0
+
+
+def test_the_answer_is_always_a_face_of_the_kind_it_names():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        b = combine(rng.random((1, len(KINDS))), rng.dirichlet(np.ones(F))[None], rng.normal(-5, 4, (1, 3, F)))
+        kind, value = FACE_CLASSES[b.best[0]]
+        assert value in DieType(kind).faces
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Doubt:
+    return Doubt.load(models_dir() / "doubt.json")
+
+
+def seen(numeral, network, looks_ll, side=120.0):
+    return readings(prior(d20=0.5, d12=0.5), network, looks_ll, np.array([side]))
+
+
+def test_the_shipped_doubt_model_trusts_readers_that_agree_more_than_readers_that_do_not(shipped):
+    agree = decide(seen(None, network_saying("d20", 17), numerals_reading("d20", 17)), shipped)
+    disagree = decide(seen(None, network_saying("d20", 3), numerals_reading("d20", 17)), shipped)
+    assert agree.confidence[0] > disagree.confidence[0]
+
+
+def test_the_shipped_doubt_model_doubts_looks_that_read_different_faces(shipped):
+    split = np.full((1, 3, F), -25.0)
+    split[0, 0, FACE_INDEX[("d20", 17)]] = 0.0
+    split[0, 1:, FACE_INDEX[("d20", 11)]] = 0.0
+    one = decide(seen(None, network_saying("d20", 5, 0.3), numerals_reading("d20", 17)), shipped)
+    two = decide(seen(None, network_saying("d20", 5, 0.3), split), shipped)
+    assert two.confidence[0] < one.confidence[0]
+
+
+def test_a_die_with_nothing_legible_and_a_torn_network_is_uncertain_and_says_why(shipped):
+    torn = np.full((1, F), 1.0 / F)
+    b = decide(readings(prior(d20=1.0), torn, np.full((1, 3, F), -25.0), np.array([80.0])), shipped)
+    assert b.confidence[0] < UNCERTAIN_BELOW
+    assert b.doubt(0) == "no legible numeral or pips"
+
+
+def test_a_doubt_model_round_trips_and_refuses_other_measures(shipped):
+    again = Doubt.from_json(shipped.to_json())
+    assert np.allclose(again.conf_coef, shipped.conf_coef) and again.gate_bias == shipped.gate_bias
+    bad = {**shipped.to_json(), "features": list(FEATURES[:-1])}
+    with pytest.raises(ValueError, match="other measures"):
+        Doubt.from_json(bad)

