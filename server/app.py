@@ -24,7 +24,7 @@ from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 from .api import router
 from .api_memory import router as memory_router
 from .events import Broker
-from .hosts import HostGuard, HostPolicy
+from .hosts import CrossSiteGuard, HostGuard, HostPolicy
 from .memory import TableMemory
 from .rulebook import Rules, load_rules
 from .settings import ServerSettings
@@ -43,8 +43,9 @@ Events (`/api/events` as Server-Sent Events, `/api/events/ws` as WebSocket) star
 `roll.uncertain`, `camera.status` and `config.changed` in the envelope
 `{"v": 1, "type", "id", "ts", "data"}`. When the server has a token, write endpoints need
 `Authorization: Bearer TOKEN` (or `?token=TOKEN`); reading is always open. A change sent by a web page
-of another origin (`Origin: null` included) is refused unless it carries the token, and the server
-answers only to its own host names (`dicecam serve --allowed-host NAME` adds one). Every refusal is
+of another origin (`Origin: null` included), or one the browser marks `Sec-Fetch-Site: cross-site` or
+`same-site`, is refused unless it carries the token, and the server answers only to its own host
+names (`dicecam serve --allowed-host NAME` adds one). Every refusal is
 `{"detail": "one line"}`; a 422 adds `errors`, each with `loc` and `msg`.
 """
 
@@ -159,5 +160,7 @@ def create_app(
     for path, name in PAGES.items():
         app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # The last added runs first: a wrong Host is refused before anything else is looked at.
+    app.add_middleware(CrossSiteGuard, settings=settings)
     app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
     return app

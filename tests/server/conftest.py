@@ -108,14 +108,12 @@ FRAME_DICE = [
 ]
 
 
-def test_frame() -> np.ndarray:
+def sample_frame() -> np.ndarray:
+    """The camera frame of FRAME_DICE: a red and a white square where their boxes are."""
     frame = np.full((480, 640, 3), 40, np.uint8)
     frame[100:180, 100:180] = (40, 40, 200)
     frame[110:190, 300:380] = (230, 230, 230)
     return frame
-
-
-test_frame.__test__ = False  # a helper, not a test
 
 
 class FakePipeline:
@@ -127,7 +125,7 @@ class FakePipeline:
         self.started = self.stopped = False
         self.configured = []
         self.frame_id = 0
-        self.frame = test_frame()
+        self.frame = sample_frame()
         self.dice = list(FRAME_DICE)
 
     def start(self):

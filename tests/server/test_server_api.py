@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import FakePipeline, FakeReader, FakeRules, make_settings, test_frame
+from conftest import FakePipeline, FakeReader, FakeRules, make_settings, sample_frame
 from dicecam.server.app import create_app
 from dicecam.server.settings import ServerSettings
 from dicecam.server.store import RollStore
@@ -171,7 +171,7 @@ def png_header_only(w: int, h: int) -> bytes:
 
 def test_upload_reads_and_stores(client, app_parts):
     reader = app_parts[4]
-    ok, buf = cv2.imencode(".png", test_frame())
+    ok, buf = cv2.imencode(".png", sample_frame())
     r = client.post("/api/read", files={"image": ("dice.png", buf.tobytes(), "image/png")})
     assert r.status_code == 200, r.text
     body = r.json()
@@ -211,7 +211,7 @@ def test_upload_without_reader_says_why(tmp_path):
     s = make_settings(tmp_path)
     app = create_app(s, RollStore(s.db_path), rules=FakeRules(), notices=["weights missing"])
     with TestClient(app) as c:
-        ok, buf = cv2.imencode(".jpg", test_frame())
+        ok, buf = cv2.imencode(".jpg", sample_frame())
         r = c.post("/api/read", files={"image": ("x.jpg", buf.tobytes(), "image/jpeg")})
         assert r.status_code == 503 and "weights missing" in r.json()["detail"]
         assert manual(c, ["d6:4"]).status_code == 201  # manual entry still works
@@ -244,7 +244,7 @@ def test_token_required_when_bound_elsewhere(tmp_path):
 def test_cross_origin_writes_are_refused(client, app_parts):
     r = client.post("/api/rolls", json={"dice": ["d6:4"]}, headers={"Origin": "http://evil.example"})
     assert r.status_code == 403 and "cross-origin" in r.json()["detail"]
-    ok, buf = cv2.imencode(".png", test_frame())
+    ok, buf = cv2.imencode(".png", sample_frame())
     r = client.post("/api/read", files={"image": ("x.png", buf.tobytes(), "image/png")},
                     headers={"Origin": "http://evil.example"})
     assert r.status_code == 403 and app_parts[1].count() == 0

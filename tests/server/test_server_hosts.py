@@ -8,7 +8,7 @@ import cv2
 import httpx
 import pytest
 
-from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings, test_frame
+from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings, sample_frame
 from dicecam.server.app import create_app
 from dicecam.server.hosts import HostPolicy, host_name
 from dicecam.server.store import RollStore
@@ -30,7 +30,7 @@ def served(tmp_path):
 def test_null_origin_is_foreign_for_uploads_and_rolls(served):
     """A sandboxed iframe or a file:// page sends `Origin: null`; its form upload needs no CORS preflight."""
     srv, store = served
-    ok, png = cv2.imencode(".png", test_frame())
+    ok, png = cv2.imencode(".png", sample_frame())
     with httpx.Client(base_url=srv.url, timeout=10) as c:
         r = c.post("/api/read", files={"image": ("f.png", png.tobytes(), "image/png")}, headers={"Origin": "null"})
         assert r.status_code == 403 and "cross-origin" in r.json()["detail"]
