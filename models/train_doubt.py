@@ -4,7 +4,8 @@
 the one likelier to be right, with that chance as the die's confidence. The chances come from two
 logistic regressions over `belief.FEATURES`, fitted here on dice whose truth we know and that the
 held-out scores never see: the training parts of lurig-d20-values (real d20 by value),
-lurig-types (real dice of every kind; kind only), nell-byler's d6-pip training photos, and renders.
+lurig-types (real dice of every kind; kind only), nell-byler's d6-pip training photos, Rune55 (d6 pips,
+a training-only set), and renders.
 Each source is capped so that no one of them decides alone.
 """
 
@@ -27,7 +28,7 @@ from dicecam.vision.vote import iou
 
 # (folder under --real, which images) the model is fitted on; the rest of each set is held out.
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
-              ("nell-byler-d6-pips/images/train", "all"))
+              ("nell-byler-d6-pips/images/train", "all"), ("rune55-d6-pips", "all"))
 PER_SOURCE = 600  # dice at most from each source
 
 
