@@ -22,8 +22,8 @@ from dicecam.vision.images import decode_image
 from .contract import CSVResponse, Die, JPEGResponse, JSONRoute, answers
 from .events import Broker
 from .rulebook import SystemInfo
+from .store import ExportedRoll
 from .table import Table
-from .video import jpeg
 
 
 # Every route may answer 400 (the Host guard) and 422 (FastAPI's validation, in our ValidationProblem shape).
@@ -128,6 +128,17 @@ def require_token(request: Request) -> None:
         )
 
 
+def json_answers(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """`answers` for a route whose success is not JSON (a JPEG): FastAPI documents a `model` answer in the
+    route's own media type, so its refusals would read as image/jpeg; they are sent as JSON."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code, answer in answers(*codes).items():
+        name = answer["model"].__name__
+        out[code] = {"description": answer["description"],
+                     "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}}}
+    return out
+
+
 TableDep = Annotated[Table, Depends(get_table)]
 Write = [Depends(require_token)]
 
@@ -168,6 +179,38 @@ def amend_roll(roll_id: str, body: AmendRequest, table: TableDep):
         raise HTTPException(404, f"no roll {roll_id!r} to amend") from None
 
 
+def frame_path(roll_id: str) -> str:
+    return f"/api/rolls/{roll_id}/frame.jpg"
+
+
+@router.get("/rolls/{roll_id}/frame.jpg", summary="The picture a roll was read from, dice boxed", tags=["rolls"],
+            response_class=JPEGResponse,
+            responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}},
+                             "description": "JPEG, longest side at most 960 px, each die boxed and labelled as read"},
+                       **json_answers(400, 404, 422)})
+def roll_frame(roll_id: str, table: TableDep):
+    """The camera frame or uploaded photo the roll's dice were read from, kept in the roll store as proof.
+    A correction shows the picture of the roll it corrects (its boxes say what was first read). Rolls typed
+    by hand have none, and only the newest `frames_kept` pictures are kept."""
+    roll = table.store.get(roll_id)
+    if roll is None:
+        raise HTTPException(404, f"no roll {roll_id!r}")
+    owner = table.store.frame_owner(roll)
+    frame = table.store.frame(owner) if owner is not None else None
+    if frame is None:
+        raise HTTPException(404, _no_frame(roll, table.settings.frames_kept))
+    # A roll's picture never changes: the browser may keep it.
+    return Response(frame.jpeg, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
+
+
+def _no_frame(roll: Roll, kept: int) -> str:
+    if roll.source == "manual":
+        return "this roll was typed by hand: it has no picture"
+    if kept <= 0:
+        return "this server keeps no pictures (frames_kept is 0)"
+    return f"no picture is kept for this roll (the store keeps the newest {kept})"
+
+
 @router.get("/export.csv", summary="Every roll as CSV", tags=["rolls"], response_class=CSVResponse,
             responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "One roll a row"}})
 def export_csv(table: TableDep):
@@ -175,9 +218,10 @@ def export_csv(table: TableDep):
                              headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.csv"'})
 
 
-@router.get("/export.json", summary="Every roll as JSON", tags=["rolls"])
+@router.get("/export.json", summary="Every roll as JSON", tags=["rolls"], response_model=list[ExportedRoll])
 def export_json(table: TableDep):
-    return StreamingResponse(table.store.export_json(), media_type="application/json",
+    """Oldest first; each roll's `frame` is the path of its picture, or null (typed by hand, or no longer kept)."""
+    return StreamingResponse(table.store.export_json(frame_path), media_type="application/json",
                              headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.json"'})
 
 
@@ -266,7 +310,8 @@ async def read_upload(
     image: UploadFile = File(..., description="PNG, JPEG, BMP or WebP photo of the dice"),
     store: bool = Query(True, description="Adjudicate with the configured system and store the roll"),
 ):
-    """Capped in bytes and pixels; the photo is kept in memory only, for a later correction."""
+    """Capped in bytes and pixels; a stored roll keeps the photo, dice boxed, as its picture
+    (`/api/rolls/{id}/frame.jpg`)."""
     s = table.settings
     data = await image.read(s.max_upload_bytes + 1)
     if table.reader is None:
@@ -282,16 +327,15 @@ def _read_and_store(table: Table, frame, name: str, store: bool) -> ReadResult:
     if not store or not dice:
         return ReadResult(read=read, error=None if dice else "no dice found in the image")
     try:
-        roll = table.manual(None, None, dice, source="upload")
+        roll = table.manual(None, None, dice, source="upload", frame=frame)
     except DicecamError as e:
         return ReadResult(read=read, error=str(e))
-    table.remember_jpeg(roll.id, jpeg(frame, 92), frame.shape[1], frame.shape[0])
     return ReadResult(read=read, roll=roll)
 
 
 @router.get("/frame.jpg", summary="The newest camera frame, dice boxed", tags=["vision"], response_class=JPEGResponse,
             responses={200: {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}},
-                             "description": "JPEG"}, **answers(503)})
+                             "description": "JPEG"}, **json_answers(400, 422, 503)})
 async def frame_jpg(table: TableDep):
     if table.pipeline is None:
         raise HTTPException(503, "no live camera on this server")

@@ -52,6 +52,8 @@ class ServerSettings(BaseModel):
     use_memory: bool = Field(default=True, title="Read with the table's dice memory and learn from corrections")
     max_memory_bytes: int = Field(default=300_000_000, ge=1024, le=2_000_000_000, title="Largest memory file imported")
     frame_cache: int = Field(default=32, ge=0, le=1000, title="Recent roll frames kept in memory for corrections")
+    frames_kept: int = Field(default=500, ge=0, le=100_000,
+                             title="Roll pictures kept in the roll store, the oldest dropped first (0: none; rolls always stay)")
 
     @model_validator(mode="after")
     def _token_off_loopback(self) -> "ServerSettings":

@@ -3,6 +3,10 @@
 A correction never overwrites a roll: it is a new roll whose `amends` names the original,
 so the history keeps what the camera saw and what the table decided. Corrections also
 save the frame and the corrected labels as new training examples.
+
+Each camera or photo roll keeps the picture it was read from (its dice boxed, as JPEG) in `frames`,
+written in the roll's own transaction so a crash never keeps one without the other. Only the newest
+`frames_kept` pictures stay; the rolls themselves are never dropped.
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
+
+from pydantic import Field
 
 from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics.roll import Roll
 
-SCHEMA_VERSION = 1
+# 2: the frames table. A version-1 file opens and gains the table (CREATE ... IF NOT EXISTS), rolls kept.
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rolls (
@@ -38,12 +45,34 @@ CREATE TABLE IF NOT EXISTS die_names (
     key     TEXT PRIMARY KEY,
     name    TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS frames (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    roll_id TEXT NOT NULL UNIQUE REFERENCES rolls(id),
+    width   INTEGER NOT NULL,
+    height  INTEGER NOT NULL,
+    jpeg    BLOB NOT NULL
+);
 """
 
 CSV_COLUMNS = ("id", "ts", "source", "status", "system", "outcome", "dice", "summary", "amends", "follows", "reason")
 
 class StoreError(RuntimeError):
     """The store file cannot be used (a newer schema, a corrupt file)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A roll's picture as stored: JPEG bytes and their size in pixels."""
+
+    jpeg: bytes
+    width: int
+    height: int
+
+
+class ExportedRoll(Roll):
+    """A roll in the JSON export, with where its picture is served (the API's path, or null)."""
+
+    frame: str | None = Field(default=None, title="Path of the picture the roll was read from; null when none is kept")
 
 
 @dataclass(frozen=True)
@@ -76,19 +105,32 @@ class RollStore:
             self._db.close()
 
     # -- writing -------------------------------------------------------------
-    def add(self, roll: Roll) -> Roll:
-        """Append one roll; a duplicate id is refused, never replaced."""
+    def add(self, roll: Roll, frame: Frame | None = None, frames_kept: int = 500) -> Roll:
+        """Append one roll, with its picture when it has one; a duplicate id is refused, never replaced.
+
+        Roll and picture commit together, and the oldest pictures beyond `frames_kept` go in the same
+        transaction, so the store never holds more than the cap, even after a crash."""
         outcome = roll.adjudication.outcome if roll.adjudication else None
         row = (roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, outcome, roll.amends,
                roll.model_dump_json())
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute(
                     "INSERT INTO rolls(id, ts, source, status, system, outcome, amends, body) VALUES (?,?,?,?,?,?,?,?)",
                     row,
                 )
+                if frame is not None and frames_kept > 0:
+                    self._db.execute("INSERT INTO frames(roll_id, width, height, jpeg) VALUES (?,?,?,?)",
+                                     (roll.id, frame.width, frame.height, frame.jpeg))
+                    self._drop_old_frames(frames_kept)
             except sqlite3.IntegrityError:
+                self._db.execute("ROLLBACK")
                 raise KeyError(f"roll {roll.id} is already stored") from None
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
         return roll
 
     def name_die(self, key: str, name: str | None) -> dict[str, str]:
@@ -101,6 +143,19 @@ class RollStore:
                 self._db.execute("DELETE FROM die_names WHERE key=?", (key,))
         return self.die_names()
 
+    def _drop_old_frames(self, keep: int) -> None:
+        """Under the lock: the oldest pictures beyond the newest `keep` go (`keep` 0: all of them)."""
+        self._db.execute("DELETE FROM frames WHERE seq <= (SELECT seq FROM frames ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+                         (max(keep, 0),))
+
+    def keep_frames(self, keep: int) -> int:
+        """Drop the oldest pictures beyond the newest `keep` (a cap lowered since the last start);
+        returns how many went. The rolls stay."""
+        with self._lock:
+            before = self._db.execute("SELECT COUNT(*) FROM frames").fetchone()[0]
+            self._drop_old_frames(keep)
+            return before - self._db.execute("SELECT COUNT(*) FROM frames").fetchone()[0]
+
     # -- reading -------------------------------------------------------------
     def die_names(self) -> dict[str, str]:
         """The names players gave their dice, by TYPE:COLOUR key."""
@@ -111,6 +166,30 @@ class RollStore:
         with self._lock:
             row = self._db.execute("SELECT body FROM rolls WHERE id=?", (roll_id,)).fetchone()
         return Roll.model_validate_json(row[0]) if row else None
+
+    def frame(self, roll_id: str) -> Frame | None:
+        """The picture stored with this very roll (a correction has none of its own: see `frame_owner`)."""
+        with self._lock:
+            row = self._db.execute("SELECT jpeg, width, height FROM frames WHERE roll_id=?", (roll_id,)).fetchone()
+        return Frame(bytes(row[0]), row[1], row[2]) if row else None
+
+    def frame_owner(self, roll: Roll) -> str | None:
+        """The id of the roll whose picture shows `roll`: itself, or for a correction the roll it corrects
+        (followed back through corrections of corrections), when that picture is still kept."""
+        seen: set[str] = set()
+        current: Roll | None = roll
+        while current is not None and current.id not in seen:
+            seen.add(current.id)
+            with self._lock:
+                found = self._db.execute("SELECT 1 FROM frames WHERE roll_id=?", (current.id,)).fetchone()
+            if found:
+                return current.id
+            current = self.get(current.amends) if current.amends else None
+        return None
+
+    def frame_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM frames").fetchone()[0]
 
     def amendments(self, roll_id: str) -> list[Roll]:
         with self._lock:
@@ -148,11 +227,18 @@ class RollStore:
                 yield Roll.model_validate_json(body)
 
     # -- export --------------------------------------------------------------
-    def export_json(self) -> Iterable[str]:
+    def export_json(self, frame_path: Callable[[str], str] | None = None) -> Iterable[str]:
+        """Every roll, oldest first; with `frame_path(roll id)`, each names where its picture is served."""
+        with self._lock:
+            framed = {r[0] for r in self._db.execute("SELECT roll_id FROM frames")}
+        pictured: set[str] = set()  # rolls with a picture: their own, or the one of the roll they correct
         yield "["
         first = True
         for roll in self.iter_all():
-            yield ("" if first else ",") + "\n" + roll.model_dump_json()
+            if roll.id in framed or (roll.amends is not None and roll.amends in pictured):
+                pictured.add(roll.id)
+            ref = frame_path(roll.id) if frame_path is not None and roll.id in pictured else None
+            yield ("" if first else ",") + "\n" + ExportedRoll(**dict(roll), frame=ref).model_dump_json()
             first = False
         yield "\n]\n"
 

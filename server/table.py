@@ -3,6 +3,10 @@
 One `Table` per app. It owns the current config (system, options, pool), the camera status,
 a small cache of recent roll frames (for corrections) and the glue between the pipeline,
 the rules, the store and the broker. Routes stay thin and call into it.
+
+Two copies of a roll's frame, for two uses: the store keeps the boxed, downscaled picture with the
+roll (the proof a player asks for, `server/frames.py`); the memory cache keeps the clean full-size
+frame for a correction's training example and the dice memory, which must not learn drawn boxes.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from dicecam.mechanics.roll import CameraStatus, Event, Roll, RollSource, Snapsh
 from dicecam.vision.assembly import RollSession
 
 from .events import Broker, make_event
+from .frames import proof_frame
 from .rulebook import Rules
 from .settings import ServerSettings
-from .store import RollStore, save_correction
+from .store import Frame, RollStore, save_correction
 from .video import annotate, jpeg
 
 log = logging.getLogger("dicecam.server")
@@ -65,6 +70,8 @@ class Table:
         self.settings, self.store, self.rules, self.broker = settings, store, rules, broker
         self.pipeline, self.reader = pipeline, reader
         self.notices = list(notices)
+        # A cap lowered since the last start applies now, not only once the next picture is stored.
+        store.keep_frames(settings.frames_kept)
         self.camera = (CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
                        if pipeline is None else CameraStatus(status=getattr(pipeline, "status", "starting")))
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
@@ -127,9 +134,11 @@ class Table:
         return RollSession(system, options, resolver=self.rules.resolve, source="manual")
 
     def manual(self, system: str | None, options: dict[str, Any] | None, dice: list[DieReading],
-               follows: str | None = None, source: RollSource = "manual", frame_id: int | None = None) -> Roll:
+               follows: str | None = None, source: RollSource = "manual", frame_id: int | None = None,
+               frame: np.ndarray | None = None) -> Roll:
         """A roll entered by hand or read from an upload: built by the roll session like a camera roll, so
-        it gets the same doubt checks and joins the roll it follows (a luck die, a Wyrd re-roll...)."""
+        it gets the same doubt checks and joins the roll it follows (a luck die, a Wyrd re-roll...).
+        `frame` is the photo the dice were read from: stored with the roll as its picture."""
         system = system or self.system
         options = self.rules.check_options(system, self.options if options is None and system == self.system
                                            else (options or {}))
@@ -140,9 +149,22 @@ class Table:
         roll = self.session(system, options).add(dice, frame_id=frame_id, ts=now(), source=source, strict=True)
         if follows is not None and roll.follows is None:
             roll = roll.model_copy(update={"follows": follows})
-        self.store.add(roll)
+        self.store.add(roll, self._proof(frame, roll), self.settings.frames_kept)
+        if frame is not None:
+            self.remember_frame(roll.id, frame)
         self.broker.publish(make_event(f"roll.{roll.status}", roll))
         return roll
+
+    def _proof(self, frame: np.ndarray | None, roll: Roll) -> Frame | None:
+        """The picture stored with `roll`: its frame with the roll's dice boxed. A frame that cannot be
+        encoded costs the picture, never the roll."""
+        if frame is None or self.settings.frames_kept <= 0:
+            return None
+        try:
+            return proof_frame(frame, roll.dice)
+        except (ValueError, cv2.error) as e:
+            log.warning("could not keep the picture of roll %s: %s", roll.id, e)
+            return None
 
     def amend(self, roll_id: str, dice: list[DieReading], system: str | None, options: dict[str, Any] | None) -> Roll:
         original = self.store.get(roll_id)
@@ -227,13 +249,17 @@ class Table:
         try:
             if event.type in ("roll.settled", "roll.uncertain"):
                 roll = event.data
+                # The pipeline announces a roll on its own thread right after that frame, so the newest
+                # frame is the one read; a frame id that moved on means we cannot tell, so no picture.
+                latest = self.pipeline.latest_frame() if self.pipeline is not None else None
+                seen = latest is not None and (roll.frame_id is None or latest[0] == roll.frame_id)
+                frame = latest[1] if seen else None
                 try:
-                    self.store.add(roll)
+                    self.store.add(roll, self._proof(frame, roll), self.settings.frames_kept)
                 except KeyError:
                     return  # the same roll twice: already stored and announced
-                latest = self.pipeline.latest_frame() if self.pipeline is not None else None
-                if latest is not None and (roll.frame_id is None or latest[0] == roll.frame_id):
-                    self.remember_frame(roll.id, latest[1])
+                if frame is not None:
+                    self.remember_frame(roll.id, frame)
             elif event.type == "camera.status":
                 self.camera = event.data
             self.broker.publish(event)

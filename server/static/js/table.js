@@ -126,9 +126,64 @@
         (roll.amends ? "corrected: " : "") + (D.outcome(roll) || "")),
       D.el("td", { text: roll.dice.map(D.dieLabel).join(", ") }),
       D.el("td", { text: D.summary(roll) }),
+      // A roll typed by hand was never seen by the camera: say so here rather than behind a button.
+      roll.source === "manual" ? D.el("td", { class: "muted", text: "None: typed by hand" })
+        : D.el("td", {}, D.el("button", { type: "button", class: "small secondary", text: "Picture",
+          "aria-label": `Picture of the roll of ${D.time(roll.ts)}`, "aria-haspopup": "dialog",
+          onclick: (e) => showFrame(roll, e.currentTarget) })),
       D.el("td", {}, D.el("button", { type: "button", class: "small", text: "Show",
         "aria-label": `Show roll of ${D.time(roll.ts)}`, onclick: () => { showRoll(roll); $("current").focus(); } })));
     return tr;
+  }
+
+  // ---- a roll's picture ---------------------------------------------------------------------
+  async function showFrame(roll, opener) {
+    const dialog = $("frame-dialog"), img = $("frame-img"), msg = $("frame-msg"), save = $("frame-save");
+    const url = `/api/rolls/${encodeURIComponent(roll.id)}/frame.jpg`;
+    const dice = roll.dice.map(D.dieLabel).join(", ");
+    const when = D.time(roll.ts);
+    $("frame-caption").textContent = `${when} · ${roll.system} · ${dice}. ${D.summary(roll)}`;
+    $("frame-note").hidden = !roll.amends;
+    img.hidden = true; save.hidden = true;
+    img.removeAttribute("src");
+    msg.textContent = "Loading the picture…";
+    state.frameOpener = opener;
+    state.frameFor = roll.id;
+    window.__dicecamFrame = "loading";
+    if (!dialog.open) dialog.showModal();
+    let blob = null, reason = null;
+    try {
+      const res = await fetch(url);
+      if (res.ok) blob = await res.blob();
+      else {
+        let data = null;
+        try { data = await res.json(); } catch (e) { data = null; }
+        reason = data && data.detail ? data.detail : `${res.status} ${res.statusText}`;
+      }
+    } catch (err) { reason = err.message; }
+    if (state.frameFor !== roll.id) return;  // another roll's picture was asked for meanwhile
+    if (!blob) {
+      msg.textContent = reason.charAt(0).toUpperCase() + reason.slice(1) + ".";
+      window.__dicecamFrame = "none";
+      return;
+    }
+    if (state.frameURL) URL.revokeObjectURL(state.frameURL);
+    state.frameURL = URL.createObjectURL(blob);
+    img.alt = `The picture the dice were read from at ${when}: ${dice}, each die boxed and labelled as read.`;
+    img.onload = () => { window.__dicecamFrame = "shown"; };
+    img.src = state.frameURL;
+    img.hidden = false;
+    save.href = url;
+    save.setAttribute("download", `dicecam-roll-${roll.id}.jpg`);
+    save.hidden = false;
+    msg.textContent = "";
+  }
+
+  function closedFrame() {
+    state.frameFor = null;
+    const opener = state.frameOpener;
+    state.frameOpener = null;
+    if (opener && opener.isConnected) opener.focus();
   }
 
   async function loadMore() {
@@ -373,6 +428,7 @@
     $("upload-form").addEventListener("submit", uploadPhoto);
     $("system").addEventListener("change", renderOptions);
     $("more").addEventListener("click", loadMore);
+    $("frame-dialog").addEventListener("close", closedFrame);
     try {
       state.systems = await D.api("/api/systems");
     } catch (err) { state.systems = []; }
