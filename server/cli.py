@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "dicecam.server.cli_fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
+    "dicecam.server.cli_sample",  # sample
     "dicecam.server.cli_read",  # read, teach, eval, bench
     "dicecam.server.cli_watch",  # watch
     "dicecam.server.cli_serve",  # serve
