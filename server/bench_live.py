@@ -8,6 +8,7 @@ the way a camera's frames are decoded. One JSON row per measurement.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import sys
 import tempfile
@@ -191,19 +192,48 @@ def demo_accuracy(frames, meta, reader) -> dict:
     return {"bench": "live", "what": "bundled demo clip, shipped reader", **_score(events, rolls, len(frames))}
 
 
+def _busy() -> None:
+    while True:
+        pass
+
+
+class BusyCores:
+    """`n` processes that spin: a laptop that streams while it reads is a busy machine."""
+
+    def __init__(self, n: int = 2) -> None:
+        self.n, self.procs = n, []
+
+    def __enter__(self) -> "BusyCores":
+        ctx = mp.get_context("spawn")
+        self.procs = [ctx.Process(target=_busy, daemon=True) for _ in range(self.n)]
+        for p in self.procs:
+            p.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for p in self.procs:
+            p.terminate()
+            p.join(5)
+
+
 def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
-    """Rendered single-roll clips (random dice, tables, lights): the shipped reader, and an oracle
-    reader that knows each frame's labels (the pipeline's own share of the errors)."""
+    """Rendered single-roll clips (random dice, tables, lights): the shipped reader on a quiet machine
+    and beside two busy-loop processes, and an oracle reader that knows each frame's labels (the
+    pipeline's own share of the errors)."""
     with Renderer() as gl:
         clips = [render_clip(seed + i, renderer=gl, hold_s=1.0) for i in range(count)]
     rows = []
-    for name, make in (("shipped reader", lambda c: reader), ("oracle reader", lambda c: c.oracle())):
+    for name, make, busy in (("shipped reader", lambda c: reader, 0), ("shipped reader, 2 busy-loop processes beside it",
+                                                                      lambda c: reader, 2),
+                             ("oracle reader", lambda c: c.oracle(), 0)):
         events, rolls, offset = [], [], 0
-        for c in clips:
-            got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
-            events += [{**e, "frame_id": e["frame_id"] + offset} for e in got]
-            rolls.append({"settled_at": c.settled_at + offset, "moves_at": len(c.frames) + offset, "dice": c.truth.dice})
-            offset += len(c.frames)
+        with BusyCores(busy):
+            for c in clips:
+                got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
+                events += [{**e, "frame_id": e["frame_id"] + offset} for e in got]
+                rolls.append({"settled_at": c.settled_at + offset, "moves_at": len(c.frames) + offset,
+                              "dice": c.truth.dice})
+                offset += len(c.frames)
         rows.append({"bench": "live", "what": f"{count} rendered clips, {name}", **_score(events, rolls, offset)})
     return rows
 

@@ -65,7 +65,11 @@ class Watcher:
 
     def __post_init__(self) -> None:
         self.gate = self.settings.gate()
-        self.phase = Phase.ARMED
+        # What lies on the table when the camera starts is not a throw: a roll is the table coming to
+        # rest after motion. (A clutter object the detector takes for a die would otherwise be announced
+        # before anyone threw.)
+        self.phase = Phase.DONE
+        self.fed = 0  # frames seen
         self.votes: list[list[DieReading]] = []
         self.told: list[DieReading] = []  # the dice of the last roll announced (empty once the table was seen empty)
         self.shown: list[DieReading] = []  # what the live view draws on the newest frame
@@ -75,9 +79,11 @@ class Watcher:
     def feed(self, frame_id: int, frame: np.ndarray, t: float | None = None) -> Roll | None:
         """The roll this frame completes, or None. `t` is the frame's arrival time, kept as
         `still_at` for the first still frame so the caller can measure latency."""
+        first, self.fed = self.fed == 0, self.fed + 1
         motion = self.gate.update(frame)
         if motion is Motion.MOVING:
-            self.phase, self.votes, self.shown = Phase.ARMED, [], []
+            if not first:  # the gate counts the first frame as movement: it has nothing to compare with
+                self.phase, self.votes, self.shown = Phase.ARMED, [], []
             return None
         if motion is Motion.SETTLING or self.phase is Phase.DONE:
             return None
