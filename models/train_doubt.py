@@ -102,8 +102,11 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     gate = 1 / (1 + np.exp(-np.clip(gate_inputs(x) @ gate_coef + gate_bias, -50, 50)))
     pick = (gate < 0.5).astype(np.int64)
     rows = np.arange(len(pick))
-    conf = [fit_logistic(confidence_inputs(x, pick, gate)[pick == r], y[rows, pick][pick == r], lam=1e-3)
-            for r in range(2)]
+    # Per reader, on the dice the gate hands it (on all dice when it is handed too few to fit on).
+    inputs, right = confidence_inputs(x, pick, gate), y[rows, pick]
+    conf = [fit_logistic(inputs[m], right[m], lam=1e-3) for m in
+            ((pick == r) if (pick == r).sum() >= 20 and len(np.unique(right[pick == r])) == 2 else np.ones_like(pick, bool)
+             for r in range(2))]
     doubt = Doubt(gate_coef, gate_bias, np.stack([c for c, _ in conf]), np.array([b for _, b in conf]))
     figures = {}
     for name, (xx, yy) in parts.items():

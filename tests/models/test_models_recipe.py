@@ -34,18 +34,15 @@ def can_train():
 def test_one_tiny_epoch_trains_and_exports_weights_the_reader_loads(tmp_path, can_train):
     work = tmp_path / "train"
     args = ["--work", work, "--images", "10", "--epochs", "1", "--reader-epochs", "1", "--imgsz", "96",
-            "--batch", "4", "--reader-batch", "16", "--workers", "1", "--kind-images", "6"]
-    # The doubt model needs dice both readers get right and wrong, which one epoch cannot promise.
-    r = train(*args, "--stages", "synth,real,detector,reader,export,kind", timeout=900)
+            "--batch", "4", "--reader-batch", "16", "--workers", "1"]
+    # The kind head and the doubt model read the detector's boxes, which one epoch cannot promise:
+    # tests/models/test_models_kind_doubt.py fits them on the shipped detector.
+    r = train(*args, "--stages", "synth,real,detector,reader,export", timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "render 10 synthetic images" in r.stdout
     export = work / "export"
-    for name in ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "kind.onnx", "kind.json"):
+    for name in ("detector.onnx", "detector.json", "reader.onnx", "reader.json"):
         assert (export / name).is_file(), name
-    # The kind head is fitted on the features of the reader exported beside it.
-    from dicecam.vision.memory import model_fingerprint
-
-    assert json.loads((export / "kind.json").read_text())["reader"] == model_fingerprint(export / "reader.onnx")
     # The sidecars name the classes the runtime decodes: every die kind, every face, every body colour.
     detector = json.loads((export / "detector.json").read_text())
     assert detector["kinds"] == list(KINDS)
@@ -62,7 +59,6 @@ def test_one_tiny_epoch_trains_and_exports_weights_the_reader_loads(tmp_path, ca
     from dicecam.vision.read import Reader
 
     reader = Reader.load(export, backend="onnxruntime")
-    assert reader.kind_head is not None
     with Renderer() as gl:
         img, _ = render_image(3, renderer=gl, n_dice=3)
     h, w = img.shape[:2]

@@ -62,19 +62,30 @@ def seen(numeral, network, looks_ll, side=120.0):
     return readings(prior(d20=0.5, d12=0.5), network, looks_ll, np.array([side]))
 
 
+def features(**set_: float) -> np.ndarray:
+    """One die's measures, numerals and network alike: sure, legible, 120 px, d20 certain; `set_` overrides."""
+    row = dict(log_p=0.0, numeral_share=1.0, looks_agree=1.0, centre_agrees=1.0, readers_agree=1.0, readers_twins=0.0,
+               log_kind_prior=0.0, log_side_px=np.log(120.0))
+    row.update(set_)
+    x = np.array([row[f] for f in FEATURES])
+    return np.stack([x, x])[None]
+
+
 def test_the_shipped_doubt_model_trusts_readers_that_agree_more_than_readers_that_do_not(shipped):
-    agree = decide(seen(None, network_saying("d20", 17), numerals_reading("d20", 17)), shipped)
-    disagree = decide(seen(None, network_saying("d20", 3), numerals_reading("d20", 17)), shipped)
-    assert agree.confidence[0] > disagree.confidence[0]
+    _, agree = shipped.choose(features(readers_agree=1.0))
+    _, disagree = shipped.choose(features(readers_agree=0.0))
+    assert agree[0] > disagree[0]
 
 
-def test_the_shipped_doubt_model_doubts_looks_that_read_different_faces(shipped):
-    split = np.full((1, 3, F), -25.0)
-    split[0, 0, FACE_INDEX[("d20", 17)]] = 0.0
-    split[0, 1:, FACE_INDEX[("d20", 11)]] = 0.0
-    one = decide(seen(None, network_saying("d20", 5, 0.3), numerals_reading("d20", 17)), shipped)
-    two = decide(seen(None, network_saying("d20", 5, 0.3), split), shipped)
-    assert two.confidence[0] < one.confidence[0]
+def test_the_shipped_doubt_model_trusts_a_sure_reader_more_than_a_torn_one(shipped):
+    _, sure = shipped.choose(features(log_p=0.0))
+    _, torn = shipped.choose(features(log_p=np.log(0.3)))
+    assert sure[0] > torn[0]
+
+
+def test_a_plain_numeral_both_readers_agree_on_is_read_without_doubt(shipped):
+    b = decide(seen(None, network_saying("d20", 17), numerals_reading("d20", 17)), shipped)
+    assert FACE_CLASSES[b.best[0]] == ("d20", 17) and b.confidence[0] >= UNCERTAIN_BELOW and b.doubt(0) is None
 
 
 def test_a_die_with_nothing_legible_and_a_torn_network_is_uncertain_and_says_why(shipped):

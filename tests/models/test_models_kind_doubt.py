@@ -1,0 +1,74 @@
+"""The kind head and the doubt model cannot rot: both fit on a few renders with the shipped detector and
+reader, and the runtime reader loads what they write."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from dicecam.vision.belief import FEATURES, Doubt
+from dicecam.vision.crops import KINDS
+from dicecam.vision.memory import model_fingerprint
+from dicecam.vision.read import Reader, models_dir
+
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory):
+    render = pytest.importorskip("dicecam.datasets.render")
+    ok, why = render.egl_available()
+    if not ok:
+        pytest.skip(f"no headless OpenGL (EGL) context: {why}")
+    from dicecam.datasets.synth import generate
+
+    out = tmp_path_factory.mktemp("renders")
+    generate(out, 8, 31, None, "jsonl", progress=False)
+    return out
+
+
+@pytest.fixture
+def shipped_copy(tmp_path):
+    """The shipped weights in a folder of their own, so a refit never touches models/."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "upface.onnx", "upface.json"):
+        shutil.copy(models_dir() / name, folder / name)
+    return folder
+
+
+def test_the_kind_head_fits_on_renders_and_the_reader_loads_it(renders, shipped_copy):
+    pytest.importorskip("onnx")
+    from dicecam.models.train_kind import train_kind_head
+
+    meta = train_kind_head(None, renders, shipped_copy, reader_folder=shipped_copy, log=lambda m: None)
+    assert meta["kinds"] == list(KINDS) and meta["fitted_on"]["synthetic"] > 10
+    assert meta["reader"] == model_fingerprint(shipped_copy / "reader.onnx")
+    reader = Reader.load(shipped_copy, backend="onnxruntime")
+    assert reader.kind_head is not None
+
+
+def test_a_kind_head_fitted_on_another_face_reader_is_refused(shipped_copy):
+    (shipped_copy / "kind.onnx").write_bytes((models_dir() / "kind.onnx").read_bytes())
+    meta = json.loads((models_dir() / "kind.json").read_text())
+    (shipped_copy / "kind.json").write_text(json.dumps({**meta, "reader": "not-this-reader"}))
+    from dicecam.mechanics.errors import DicecamError
+
+    with pytest.raises(DicecamError, match="another face reader"):
+        Reader.load(shipped_copy, backend="onnxruntime")
+
+
+def test_the_doubt_model_fits_on_measured_dice_and_round_trips(renders, shipped_copy, tmp_path):
+    from dicecam.models.train_doubt import train_doubt
+
+    meta = train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz",
+                       log=lambda m: None)
+    assert meta["features"] == list(FEATURES) and meta["fitted_on"]["synthetic"]["dice"] > 10
+    doubt = Doubt.load(shipped_copy / "doubt.json")
+    pick, chance = doubt.choose(np.zeros((3, 2, len(FEATURES))))
+    assert set(pick) <= {0, 1} and np.all((0 <= chance) & (chance <= 1))
+    # The measured dice are kept: a refit reads no photo again.
+    again = train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz",
+                        log=lambda m: None)
+    assert again["fitted_on"] == meta["fitted_on"] and again["seconds"] < meta["seconds"]
