@@ -16,7 +16,9 @@ from .dice import DieReading
 from .registry import AnyAdjudication
 
 RollStatus = Literal["settled", "uncertain"]
-RollSource = Literal["camera", "manual", "upload"]
+# "demo": read from the bundled demo clip, not the table's dice (never counted, exported or kept once the
+# table has rolls of its own).
+RollSource = Literal["camera", "manual", "upload", "demo"]
 RollEventType = Literal["roll.settled", "roll.amended", "roll.uncertain"]
 EventType = Literal["snapshot", "roll.settled", "roll.amended", "roll.uncertain", "camera.status", "config.changed"]
 

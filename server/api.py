@@ -211,16 +211,18 @@ def _no_frame(roll: Roll, kept: int) -> str:
     return f"no picture is kept for this roll (the store keeps the newest {kept})"
 
 
-@router.get("/export.csv", summary="Every roll as CSV", tags=["rolls"], response_class=CSVResponse,
+@router.get("/export.csv", summary="Every roll as CSV (demo rolls left out)", tags=["rolls"], response_class=CSVResponse,
             responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "One roll a row"}})
 def export_csv(table: TableDep):
+    """Oldest first, one roll a row. The table's record: rolls of the bundled demo clip are left out."""
     return StreamingResponse(table.store.export_csv(), media_type="text/csv",
                              headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.csv"'})
 
 
-@router.get("/export.json", summary="Every roll as JSON", tags=["rolls"], response_model=list[ExportedRoll])
+@router.get("/export.json", summary="Every roll as JSON (demo rolls left out)", tags=["rolls"], response_model=list[ExportedRoll])
 def export_json(table: TableDep):
-    """Oldest first; each roll's `frame` is the path of its picture, or null (typed by hand, or no longer kept)."""
+    """Oldest first; each roll's `frame` is the path of its picture, or null (typed by hand, or no longer kept).
+    The table's record: rolls of the bundled demo clip are left out."""
     return StreamingResponse(table.store.export_json(frame_path), media_type="application/json",
                              headers={"Content-Disposition": 'attachment; filename="dicecam-rolls.json"'})
 
@@ -237,12 +239,12 @@ def fairness_report(
 ):
     """Per physical die (kind + colour, or the name given to it): counts per face, a chi-square test against a
     fair die with its verdict in plain words, and the rolls such a test needs. Corrections count with their
-    corrected value; uncertain readings are left out and counted."""
+    corrected value; uncertain readings are left out and counted. Demo rolls (source "demo") are never counted."""
     try:
         settings = fairness.FairnessSettings(alpha=alpha, power=power, ratio=ratio)
     except ValidationError as e:
         raise HTTPException(400, first_problem(e)[1]) from None
-    return fairness.report(table.store.iter_all(), table.store.die_names(), settings, die)
+    return fairness.report(table.store.iter_all(demo=False), table.store.die_names(), settings, die)
 
 
 @router.get("/dice/names", response_model=DieNames, summary="The names given to physical dice", tags=["dice"])

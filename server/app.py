@@ -7,6 +7,8 @@ production, see table.LivePipeline), a reader callable for uploads, and the rule
 from __future__ import annotations
 
 import asyncio
+import html
+import json
 import logging
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -15,10 +17,11 @@ from typing import Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from dicecam.mechanics import fairness
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
 from .api import router
@@ -35,6 +38,8 @@ log = logging.getLogger("dicecam.server")
 
 STATIC = Path(str(resources.files("dicecam.server") / "static"))
 PAGES = {"/": "index.html", "/dice": "dice.html", "/overlay": "overlay.html", "/reader": "reader.html", "/docs": "api.html"}
+# What the table, reader and Dice pages say before their event stream opens: the state below is current.
+LINK_TEXT = {"index.html": "Up to date", "reader.html": "Up to date with the table."}
 
 DESCRIPTION = """Reads physical dice through a webcam and adjudicates the roll.
 
@@ -61,6 +66,92 @@ def _first_validation_message(exc: RequestValidationError) -> str:
         return f"the request body is not valid JSON: {(err.get('ctx') or {}).get('error', 'cannot parse it')}{at}"
     loc, msg = first_problem(exc, skip=("body",))
     return f"{loc}: {msg}" if loc else f"request body: {msg}"
+
+
+def _script_json(obj) -> str:
+    """JSON safe inside <script>: no '</script>', '<!--' or '&' can end or change it."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _fill(page: str, element_start: str, inner: str) -> str:
+    """The element that starts with `element_start` (up to its first '>'), with `inner` as its content."""
+    at = page.find(element_start)
+    if at < 0:
+        return page
+    open_end = page.index(">", at) + 1
+    close = page.index("</", open_end)
+    return page[:open_end] + inner + page[close:]
+
+
+def _camera_text(cam) -> str:
+    return cam.message or f"Camera: {cam.status}"
+
+
+def _banner(notices: list[str], cam) -> list[str]:
+    """The table page's banner as table.js's showBanner draws it."""
+    msgs = list(notices)
+    if (cam.status == "demo" or cam.source == "demo") and not any("demo" in m.lower() for m in msgs):
+        msgs.insert(0, cam.message or "No camera found: showing the demo clip.")
+    if cam.status in ("error", "lost", "retrying"):
+        msgs.insert(0, cam.message or "The camera failed.")
+    return list(dict.fromkeys(msgs))
+
+
+def initial_state(table: Table, name: str) -> dict:
+    """What a page paints before its scripts have fetched anything: the snapshot its event stream starts
+    with, and for the table page the systems and the odds, for the Dice page the fairness report."""
+    state: dict = {}
+    if name in ("index.html", "reader.html"):
+        state["snapshot"] = table.snapshot().model_dump(mode="json")
+    if name == "index.html":
+        allowed = table.settings.systems
+        try:
+            state["systems"] = [s.model_dump(mode="json", by_alias=True) for s in table.rules.systems()
+                                if not allowed or s.name in allowed]
+        except Exception as e:  # the page asks /api/systems itself
+            log.warning("no systems for the page: %s", e)
+        try:
+            state["odds"] = table.rules.odds(table.system, table.pool, table.options).model_dump(mode="json")
+        except Exception:  # the page asks /api/odds, which says why
+            state["odds"] = None
+    if name == "dice.html":
+        try:
+            state["fairness"] = fairness.report(table.store.iter_all(demo=False), table.store.die_names(),
+                                                fairness.FairnessSettings()).model_dump(mode="json")
+        except Exception as e:  # the page asks /api/fairness, which says why
+            log.warning("no fairness report for the page: %s", e)
+    return state
+
+
+def render_page(table: Table, name: str) -> str:
+    """The page with its state painted in: the JSON its script starts from (#initial-state), and the
+    parts a first paint shows filled in the HTML itself (the System list, the camera, the link)."""
+    page = (STATIC / name).read_text(encoding="utf-8")
+    if name not in ("index.html", "reader.html", "dice.html"):
+        return page
+    state = initial_state(table, name)
+    esc = html.escape
+    if name in LINK_TEXT:
+        page = _fill(page, '<p id="link"', esc(LINK_TEXT[name]))
+    if name == "index.html":
+        snap = state["snapshot"]["data"]
+        cam = table.camera
+        page = _fill(page, '<figcaption id="camera-status"', esc(_camera_text(cam)))
+        options = "".join(f'<option value="{esc(s["name"])}"{" selected" if s["name"] == table.system else ""}>'
+                          f'{esc(s.get("title") or s["name"])}</option>' for s in state.get("systems", []))
+        page = _fill(page, '<select id="system"', options)
+        banner = _banner(snap.get("notices", []), cam)
+        if banner:
+            page = page.replace('<div id="banner" class="banner" hidden>',
+                                '<div id="banner" class="banner">' + "".join(f"<p>{esc(m)}</p>" for m in banner), 1)
+    if name == "dice.html" and state.get("fairness"):
+        r = state["fairness"]
+        page = _fill(page, '<p id="link"', esc(f"{r['rolls_seen']} rolls in the history, {r['readings']} readings counted"))
+        page = _fill(page, '<p id="summary"', esc(r["summary"]))
+    blob = f'<script type="application/json" id="initial-state">{_script_json(state)}</script>\n'
+    return page.replace("</head>", blob + "</head>", 1)
 
 
 def create_app(
@@ -153,8 +244,8 @@ def create_app(
         return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code, headers=headers)
 
     def page(name: str):
-        async def serve_page():
-            return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        def serve_page():  # a worker thread: the state is read from the store
+            return HTMLResponse(render_page(table, name), headers={"Cache-Control": "no-cache"})
         return serve_page
 
     for path, name in PAGES.items():

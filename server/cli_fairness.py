@@ -18,7 +18,8 @@ def register(subparsers) -> None:
         "fairness", help="is each die fair? counts per face and a chi-square test from the roll history",
         description="Per physical die (kind + colour, or the name given on the Dice page): counts per face, a "
         "chi-square test against a fair die in plain words, and how many rolls the test needs. Corrected "
-        "readings count with their corrected value; uncertain readings are left out and counted.")
+        "readings count with their corrected value; uncertain readings are left out and counted; rolls of the "
+        "bundled demo clip are never counted.")
     p.add_argument("--die", metavar="NAME", help="only this die: its name, TYPE:COLOUR (d20:red) or label ('red d20')")
     p.add_argument("--data", metavar="DIR", help="the folder `dicecam serve --data` uses (default ~/.local/share/dicecam)")
     p.add_argument("--alpha", type=float, default=0.01, help="false-alarm rate: a fair die is flagged this often (default 0.01)")
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     except (StoreError, sqlite3.DatabaseError) as e:
         raise DicecamError(f"cannot read the roll history {db}: {e}") from None
     try:
-        result = fairness.report(store.iter_all(), store.die_names(), settings, args.die)
+        result = fairness.report(store.iter_all(demo=False), store.die_names(), settings, args.die)
     finally:
         store.close()
     if args.json:

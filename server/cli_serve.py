@@ -40,6 +40,8 @@ def register(subparsers) -> None:
     p.add_argument("--webhook-format", choices=("json", "discord"), default="json", help="webhook body (default json)")
     p.add_argument("--memory", metavar="DIR",
                    help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
+    p.add_argument("--frames-kept", type=int, default=None, metavar="N",
+                   help="roll pictures kept in the history, the oldest dropped first (default 500; 0: none)")
     p.add_argument("--speak", action="store_true", help="speak each roll's summary through espeak-ng")
     p.set_defaults(handler=run)
 
@@ -132,6 +134,8 @@ def settings_from_args(args, say=print):
         fields["systems"] = systems if len(systems) > 1 else []
     if args.data:
         fields["data_dir"] = Path(args.data).expanduser()
+    if getattr(args, "frames_kept", None) is not None:
+        fields["frames_kept"] = args.frames_kept
     memory = getattr(args, "memory", None)
     if memory is not None:
         if memory.strip().lower() == "none":

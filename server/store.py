@@ -7,6 +7,11 @@ save the frame and the corrected labels as new training examples.
 Each camera or photo roll keeps the picture it was read from (its dice boxed, as JPEG) in `frames`,
 written in the roll's own transaction so a crash never keeps one without the other. Only the newest
 `frames_kept` pictures stay; the rolls themselves are never dropped.
+
+Demo rolls (source "demo", read from the bundled demo clip) are the one exception: they are not the
+table's, so the first roll of the table's own (camera, typed or photo) clears them in its transaction,
+and `drop_demo()` clears them when the server starts on a real camera. They are never exported, and
+fairness reads `iter_all(demo=False)`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import csv
 import io
 import json
 import sqlite3
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +59,8 @@ CREATE TABLE IF NOT EXISTS frames (
     jpeg    BLOB NOT NULL
 );
 """
+
+log = logging.getLogger("dicecam.server")
 
 CSV_COLUMNS = ("id", "ts", "source", "status", "system", "outcome", "dice", "summary", "amends", "follows", "reason")
 
@@ -99,6 +107,8 @@ class RollStore:
             raise StoreError(f"{self.path} has schema {version}; this dicecam knows up to {SCHEMA_VERSION}")
         self._db.executescript(_SCHEMA)
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        # Whether demo rolls may be stored: the first roll of the table's own then clears them.
+        self._has_demo = self._db.execute("SELECT EXISTS(SELECT 1 FROM rolls WHERE source='demo')").fetchone()[0] == 1
 
     def close(self) -> None:
         with self._lock:
@@ -109,13 +119,18 @@ class RollStore:
         """Append one roll, with its picture when it has one; a duplicate id is refused, never replaced.
 
         Roll and picture commit together, and the oldest pictures beyond `frames_kept` go in the same
-        transaction, so the store never holds more than the cap, even after a crash."""
+        transaction, so the store never holds more than the cap, even after a crash. A roll of the table's
+        own (any source but "demo") clears the demo rolls in that transaction too."""
         outcome = roll.adjudication.outcome if roll.adjudication else None
         row = (roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, outcome, roll.amends,
                roll.model_dump_json())
+        demo = roll.source == "demo"
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
+            dropped = 0
             try:
+                if not demo and self._has_demo:
+                    dropped = self._drop_demo()
                 self._db.execute(
                     "INSERT INTO rolls(id, ts, source, status, system, outcome, amends, body) VALUES (?,?,?,?,?,?,?,?)",
                     row,
@@ -131,7 +146,35 @@ class RollStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._has_demo = demo  # a roll of the table's own has just cleared them all
+        if dropped:
+            log.info("the table's first roll of its own: %d demo rolls cleared from the history", dropped)
         return roll
+
+    def _drop_demo(self) -> int:
+        """Under the lock, in a transaction: delete the demo rolls and their pictures; returns how many rolls."""
+        self._db.execute("DELETE FROM frames WHERE roll_id IN (SELECT id FROM rolls WHERE source='demo')")
+        return self._db.execute("DELETE FROM rolls WHERE source='demo'").rowcount
+
+    def drop_demo(self) -> int:
+        """Delete every demo roll and its picture (the server starts on a real camera); returns how many rolls."""
+        with self._lock:
+            if not self._has_demo:
+                return 0
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                dropped = self._drop_demo()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            self._has_demo = False
+        return dropped
+
+    def demo_count(self) -> int:
+        """Demo rolls stored (left out of fairness and the exports)."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM rolls WHERE source='demo'").fetchone()[0]
 
     def name_die(self, key: str, name: str | None) -> dict[str, str]:
         """Give the physical die `key` (TYPE:COLOUR) a name, or forget its name; returns every name."""
@@ -212,13 +255,15 @@ class RollStore:
     def recent(self, n: int) -> list[Roll]:
         return self.page(0, n).items if n > 0 else []
 
-    def iter_all(self, batch: int = 500) -> Iterable[Roll]:
-        """Oldest first, in batches so an export never holds the lock for long."""
+    def iter_all(self, batch: int = 500, *, demo: bool = True) -> Iterable[Roll]:
+        """Oldest first, in batches so an export never holds the lock for long; `demo=False` leaves
+        the demo rolls out (the table's own record: exports, fairness)."""
         last = 0
+        where = "" if demo else " AND source != 'demo'"
         while True:
             with self._lock:
                 rows = self._db.execute(
-                    "SELECT seq, body FROM rolls WHERE seq > ? ORDER BY seq LIMIT ?", (last, batch)
+                    f"SELECT seq, body FROM rolls WHERE seq > ?{where} ORDER BY seq LIMIT ?", (last, batch)
                 ).fetchall()
             if not rows:
                 return
@@ -228,13 +273,14 @@ class RollStore:
 
     # -- export --------------------------------------------------------------
     def export_json(self, frame_path: Callable[[str], str] | None = None) -> Iterable[str]:
-        """Every roll, oldest first; with `frame_path(roll id)`, each names where its picture is served."""
+        """Every roll of the table's own (demo rolls left out), oldest first; with `frame_path(roll id)`,
+        each names where its picture is served."""
         with self._lock:
             framed = {r[0] for r in self._db.execute("SELECT roll_id FROM frames")}
         pictured: set[str] = set()  # rolls with a picture: their own, or the one of the roll they correct
         yield "["
         first = True
-        for roll in self.iter_all():
+        for roll in self.iter_all(demo=False):
             if roll.id in framed or (roll.amends is not None and roll.amends in pictured):
                 pictured.add(roll.id)
             ref = frame_path(roll.id) if frame_path is not None and roll.id in pictured else None
@@ -243,10 +289,11 @@ class RollStore:
         yield "\n]\n"
 
     def export_csv(self) -> Iterable[str]:
+        """Every roll of the table's own (demo rolls left out), oldest first, one a row."""
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(CSV_COLUMNS)
-        for roll in self.iter_all():
+        for roll in self.iter_all(demo=False):
             adj = roll.adjudication
             writer.writerow([
                 roll.id, roll.ts.isoformat(), roll.source, roll.status, roll.system, adj.outcome if adj else "",

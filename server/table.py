@@ -72,6 +72,11 @@ class Table:
         self.notices = list(notices)
         # A cap lowered since the last start applies now, not only once the next picture is stored.
         store.keep_frames(settings.frames_kept)
+        # On a real camera the demo clip's rolls are not this table's history: they go (see RollStore).
+        if pipeline is not None and not getattr(pipeline, "demo", False):
+            dropped = store.drop_demo()
+            if dropped:
+                log.info("a real camera: %d demo rolls cleared from the history", dropped)
         self.camera = (CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
                        if pipeline is None else CameraStatus(status=getattr(pipeline, "status", "starting")))
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
@@ -127,7 +132,8 @@ class Table:
         """The session a roll of `system` with `options` joins: the camera's when the pipeline shares one,
         else the table's own — or, for a system or options other than the configured ones, a session of
         its own (a one-off roll follows nothing)."""
-        shared = getattr(self.pipeline, "session", None)
+        # The demo clip's session is not the table's: a roll of the table's own never joins a demo roll.
+        shared = None if getattr(self.pipeline, "demo", False) else getattr(self.pipeline, "session", None)
         session = shared if isinstance(shared, RollSession) else self._session
         if session.system == system and session.options == options:
             return session
@@ -142,11 +148,22 @@ class Table:
         system = system or self.system
         options = self.rules.check_options(system, self.options if options is None and system == self.system
                                            else (options or {}))
-        if follows is not None and self.store.get(follows) is None:
-            raise RulesError(f"no roll {follows!r} to follow")
+        if follows is not None:
+            followed = self.store.get(follows)
+            if followed is None:
+                raise RulesError(f"no roll {follows!r} to follow")
+            if followed.source == "demo":
+                raise RulesError(f"roll {follows!r} is a roll of the demo clip: a roll of yours cannot follow it")
         if not dice:
             raise RulesError("no dice to adjudicate: enter at least one die")
-        roll = self.session(system, options).add(dice, frame_id=frame_id, ts=now(), source=source, strict=True)
+        session = self.session(system, options)
+        last = session.last
+        if last is not None and last.source == "demo":
+            # A throw of the table's own never joins a demo roll (a luck die typed in after a demo check).
+            own = self._session
+            session = own if (own.system, own.options) == (system, options) else \
+                RollSession(system, options, resolver=self.rules.resolve, source="manual")
+        roll = session.add(dice, frame_id=frame_id, ts=now(), source=source, strict=True)
         if follows is not None and roll.follows is None:
             roll = roll.model_copy(update={"follows": follows})
         self.store.add(roll, self._proof(frame, roll), self.settings.frames_kept)

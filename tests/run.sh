@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # The README's test command: installs everything a fresh Debian/Ubuntu machine needs, then runs the suite.
+#
+#   bash tests/run.sh [pytest arguments]
+#
+# The suite runs in its own virtual environment, .venv-test in this clone, never in the user's Python nor in
+# the Run command's .venv: reinstalling the package there would pull the files from under a running
+# `dicecam serve`. .venv-test sees the packages installed system-wide (torch on CI images is reused, not
+# downloaded again), holds this clone installed editable, and is reused while pyproject.toml and the pins
+# below are unchanged; remove .venv-test to start it afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
+venv=$root/.venv-test
+py=$venv/bin/python
 
-# System packages: Chromium for the page tests, EGL/Mesa for the headless renderer, espeak-ng for speech.
+# System packages: Chromium for the page tests, EGL/Mesa for the headless renderer, espeak-ng for speech,
+# and python3-venv where python3 cannot make a virtual environment (Debian and Ubuntu split it off).
 need=(chromium libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng)
 missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 if ((${#missing[@]})); then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq
@@ -15,12 +28,49 @@ fi
 
 # The training smoke test needs torch: this pair is the one that works on a CPU-only machine here
 # (PyPI's newest torchvision breaks beside the CPU torch wheel), so pin it before the extras.
-python3 -m pip install -q --disable-pip-version-check torch==2.14.1 torchvision==0.29.1
-python3 -m pip install -q --disable-pip-version-check -e '.[test,train,openvino]'
+pins=(torch==2.14.1 torchvision==0.29.1)
+extras='.[test,train,openvino]'
+
+# Which Python the venv is made from: remade when python3 is another installation or version.
+base() { "$1" -c 'import sys; print(sys.base_prefix, *sys.version_info[:2])'; }
+make_venv() {  # make_venv [--system-site-packages]
+  echo "tests/run.sh: making $venv ${1:-(isolated)}" >&2
+  rm -rf "$venv"
+  python3 -m venv "$@" "$venv"
+}
+# Is `dicecam` in the venv this clone? An install elsewhere on its path (pip install --user ., or into
+# the system Python) comes before an editable install in the import order, and would be tested instead.
+ours() { "$py" - "$root" <<'PY'
+import importlib.util, os, sys
+spec = importlib.util.find_spec("dicecam.server")
+sys.exit(not (spec and spec.origin and os.path.realpath(spec.origin).startswith(os.path.realpath(sys.argv[1]) + os.sep)))
+PY
+}
+install() {
+  "$py" -m pip install -q --disable-pip-version-check "${pins[@]}"
+  "$py" -m pip install -q --disable-pip-version-check -e "$extras"
+  printf '%s\n' "$key" > "$venv/.tests-run-key"
+}
+
+if [ ! -x "$py" ] || ! "$py" -c 'import pip' 2>/dev/null || [ "$(base "$py")" != "$(base python3)" ]; then
+  make_venv --system-site-packages
+fi
+key=$(cat pyproject.toml - <<<"${pins[*]} $extras" | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$venv/.tests-run-key" 2>/dev/null)" != "$key" ] || ! ours; then
+  install
+fi
+if ! ours; then
+  echo "tests/run.sh: another dicecam install outside $venv shadows this clone; remaking the venv without the system's packages" >&2
+  make_venv
+  install
+  ours || { echo "tests/run.sh: $venv does not import dicecam from $root" >&2; exit 1; }
+fi
 
 # axe-core for the accessibility scan, served locally to the page under test (never from a CDN).
 if [ ! -f .cache/npm/node_modules/axe-core/axe.min.js ]; then
   npm install --silent --no-audit --no-fund --prefix .cache/npm axe-core@4 >/dev/null
 fi
 
-exec python3 -m pytest "$@"
+# The venv's Python runs pytest; its bin first on PATH, so a `python3`, `pip` or `dicecam` a test runs is its too.
+export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
+exec "$py" -m pytest "$@"

@@ -62,7 +62,9 @@ class Pipeline:
                  settings: PipelineSettings | None = None, *, warm_up: bool = True) -> None:
         self.source = source
         self.settings = settings or PipelineSettings()
-        session = RollSession(system, options, source="camera", base_colour=self.settings.base_colour)
+        # The bundled demo clip's rolls are not the table's: they say so (source "demo") wherever they go.
+        session = RollSession(system, options, source="demo" if self.demo else "camera",
+                              base_colour=self.settings.base_colour)
         self.watcher = Watcher(reader, session, self.settings)
         self.warm_up = warm_up
         self.status = "starting"
@@ -78,6 +80,11 @@ class Pipeline:
             source.follow(system, dict(options or {}))
 
     # -- the server's side ------------------------------------------------------------------------
+    @property
+    def demo(self) -> bool:
+        """Whether the frames come from the bundled demo clip (its rolls are demo rolls)."""
+        return self.source.spec == "demo"
+
     @property
     def session(self) -> RollSession:
         """The roll session the camera feeds: rolls entered by hand join it, so their follow-ups chain."""

@@ -31,9 +31,15 @@ def test_token_generated_and_printed_off_loopback(tmp_path):
     assert cli_serve.settings_from_args(parse()).token is None
 
 
+def test_the_number_of_roll_pictures_kept_is_a_serve_flag():
+    assert cli_serve.settings_from_args(parse("--frames-kept", "20")).frames_kept == 20
+    assert cli_serve.settings_from_args(parse()).frames_kept == 500
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
+        (["--frames-kept", "-1"], "frames_kept"),
         (["--port", "70000"], "port"),
         (["--option", "oops"], "KEY=VALUE"),
         (["--token", "short"], "token"),

@@ -36,7 +36,7 @@ def test_demo_source_roll_reaches_the_page_and_is_corrected(tmp_path, browser):
         page.wait_for_function("window.__dicecamCurrent", timeout=120_000)
         rid = page.evaluate("window.__dicecamCurrent")
         roll = store.get(rid)
-        assert roll is not None and roll.source == "camera" and roll.dice
+        assert roll is not None and roll.source == "demo" and roll.dice  # the demo clip's rolls say so
         for _ in range(600):  # the demo plays only action rolls under this system: the first is adjudicated
             roll = store.get(page.evaluate("window.__dicecamCurrent"))
             if roll.status == "settled":

@@ -102,9 +102,22 @@ const Dicecam = (() => {
     return e;
   }
 
+  // The state the server painted the page with (#initial-state), read once; null when there is none.
+  let initialState;
+  function initial() {
+    if (initialState === undefined) {
+      const node = document.getElementById("initial-state");
+      try { initialState = node ? JSON.parse(node.textContent) : null; } catch (e) { initialState = null; }
+    }
+    return initialState;
+  }
+
+  // A roll of the bundled demo clip, not of the table's own dice.
+  function isDemo(roll) { return !!roll && roll.source === "demo"; }
+
   function time(ts) {
     try { return new Date(ts).toLocaleTimeString(); } catch (e) { return ts; }
   }
 
-  return { params, token, connect, api, mark, summary, outcome, dieLabel, dieFate, el, time };
+  return { params, token, connect, api, initial, isDemo, mark, summary, outcome, dieLabel, dieFate, el, time };
 })();

@@ -126,17 +126,20 @@
   let loading = null;
   async function load() {
     try {
-      const report = await api(`/api/fairness?${query()}`);
-      formMsg.textContent = "";
-      for (const c of list.querySelectorAll(".die-card")) c.remove();
-      report.dice.forEach((d, i) => list.append(card(d, i)));
-      empty.hidden = report.dice.length > 0;
-      summary.textContent = report.summary;
-      link.textContent = `${report.rolls_seen} rolls in the history, ${report.readings} readings counted`;
-      window.__dicecamDice = report;
+      show(await api(`/api/fairness?${query()}`));
     } catch (err) {
       formMsg.textContent = err.message;
     }
+  }
+
+  function show(report) {
+    formMsg.textContent = "";
+    for (const c of list.querySelectorAll(".die-card")) c.remove();
+    report.dice.forEach((d, i) => list.append(card(d, i)));
+    empty.hidden = report.dice.length > 0;
+    summary.textContent = report.summary;
+    link.textContent = `${report.rolls_seen} rolls in the history, ${report.readings} readings counted`;
+    window.__dicecamDice = report;
   }
 
   // New rolls update the counts; a burst of events loads once.
@@ -146,6 +149,11 @@
   }
 
   form.addEventListener("submit", (e) => { e.preventDefault(); load(); });
-  load();
+  // The server painted the report for the form's starting settings in (#initial-state); a browser that
+  // restored other settings into the form asks again.
+  const start = Dicecam.initial();
+  const asServed = form.elements.alpha.value === "0.01" && form.elements.power.value === "0.8" && form.elements.ratio.value === "2";
+  if (start && start.fairness && asServed) show(start.fairness);
+  else load();
   connect((ev) => { if (ev.type === "roll.settled" || ev.type === "roll.amended" || ev.type === "roll.uncertain") soon(); });
 })();

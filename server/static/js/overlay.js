@@ -27,7 +27,8 @@
     $("icon").textContent = m.icon;
     // The badge names the mark (Critical, Disaster) unless the outcome already says it; then the system.
     const word = m.word && m.word.toLowerCase() !== outcome.toLowerCase() ? m.word : "";
-    $("word").textContent = [ev.type === "roll.amended" ? "Corrected" : "", word || roll.system].filter(Boolean).join(" · ");
+    $("word").textContent = [roll.source === "demo" ? "Demo" : "", ev.type === "roll.amended" ? "Corrected" : "",
+      word || roll.system].filter(Boolean).join(" · ");
     $("outcome").textContent = outcome;
     $("summary").textContent = D.summary(roll);
     const dice = $("dice");

@@ -33,7 +33,7 @@
 
   function sentence(roll) {
     // An uncertain roll has no verdict to speak, so the sentence says what the camera saw instead.
-    const base = (roll.amends ? "Corrected. " : "") + D.summary(roll);
+    const base = (D.isDemo(roll) ? "Demo roll. " : "") + (roll.amends ? "Corrected. " : "") + D.summary(roll);
     if (roll.adjudication && roll.adjudication.summary) return base;
     const seen = (roll.dice || []).map((d) => (d.colour ? `${d.colour} ` : "") + D.dieLabel(d));
     return `${base.replace(/\.?$/, ".")} ${seen.length ? "Dice seen: " + seen.join(", ") + "." : "No dice seen."}`;
@@ -46,27 +46,46 @@
     $("waiting").hidden = true;
     $("detail").hidden = false;
     $("verdict").className = `verdict ${m.cls}`;
-    $("verdict").replaceChildren(D.el("span", { "aria-hidden": "true", text: m.icon + " " }),
+    $("verdict").replaceChildren(D.isDemo(roll) ? D.el("span", { class: "tag demo", text: "demo" }) : null,
+      D.el("span", { "aria-hidden": "true", text: m.icon + " " }),
       (m.word ? m.word + ": " : "") + outcome + (roll.amends ? " (corrected)" : ""));
     const shown = (adj.dice && adj.dice.length) ? adj.dice : roll.dice;
     $("dice").replaceChildren(...shown.map((d) => D.el("li", { text:
       `${D.dieLabel(d)}${d.role ? ", " + d.role : ""}, ${D.dieFate(d)}${d.why ? " (" + d.why + ")" : ""}` })));
     $("explanation").replaceChildren(...(adj.explanation || [roll.reason || "Not adjudicated."]).map((t) => D.el("li", { text: t })));
-    if (last && last.id !== roll.id) {
-      $("recent").prepend(D.el("li", { text: `${D.time(last.ts)}: ${D.summary(last)}` }));
+    if (!D.isDemo(roll)) pruneDemo();  // the table's own roll: the server cleared the demo rolls
+    if (last && last.id !== roll.id && !(D.isDemo(last) && !D.isDemo(roll))) {
+      $("recent").prepend(earlier(last));
       while ($("recent").children.length > 20) $("recent").lastChild.remove();
     }
     last = roll;
     if (isNew) announce(sentence(roll));
   }
 
+  // An earlier roll in the list; a demo roll is tagged in words.
+  function earlier(roll) {
+    const demo = D.isDemo(roll);
+    return D.el("li", { class: demo ? "demo" : null }, demo ? D.el("span", { class: "tag demo", text: "demo" }) : null,
+      `${D.time(roll.ts)}: ${D.summary(roll)}`);
+  }
+
+  function pruneDemo() {
+    for (const li of [...$("recent").querySelectorAll("li.demo")]) li.remove();
+  }
+
   function onEvent(ev) {
     if (ev.type === "snapshot") {
       const rolls = ev.data.rolls || [];
-      for (const r of rolls) seen.add(r.id);
-      // Old rolls are shown, not announced: the live region speaks only what happens now.
-      for (const r of rolls.slice(1, 20)) $("recent").append(D.el("li", { text: `${D.time(r.ts)}: ${D.summary(r)}` }));
-      if (rolls.length && !last) render(rolls[0], false);
+      if (!last && !seen.size) {
+        // The first snapshot (the page's initial state): old rolls are shown, not announced: the live
+        // region speaks only what happens now.
+        for (const r of rolls) seen.add(r.id);
+        for (const r of rolls.slice(1, 20)) $("recent").append(earlier(r));
+        if (rolls.length) render(rolls[0], false);
+        return;
+      }
+      // A later one (the stream opened or reconnected): rolls missed meanwhile are shown, oldest first.
+      for (const r of rolls.filter((x) => !seen.has(x.id)).reverse()) { seen.add(r.id); render(r, false); }
       return;
     }
     if (!ev.type.startsWith("roll.")) return;
@@ -113,6 +132,8 @@
       if (["INPUT", "SELECT", "TEXTAREA"].includes(t) && e.target.type !== "checkbox" && e.target.type !== "range") return;
       if (e.key === "r" || e.key === "R") { e.preventDefault(); repeat(); }
     });
+    const start = D.initial();
+    if (start && start.snapshot) onEvent(start.snapshot);
     D.connect(onEvent, (s) => { $("link").textContent = s === "open" ? "Connected to the table." : "Connection lost, retrying…"; });
   }
   init();

@@ -19,7 +19,7 @@
     v.parentElement.className = `verdict ${m.cls}`;
     $("verdict-icon").textContent = m.icon;
     $("summary").textContent = D.summary(roll);
-    const bits = [roll.system, roll.source, D.time(roll.ts)];
+    const bits = [roll.system, D.isDemo(roll) ? "demo clip, not your dice" : roll.source, D.time(roll.ts)];
     if (roll.amends) bits.push("correction of an earlier read");
     if (roll.status === "uncertain") bits.push("uncertain" + (roll.reason ? `: ${roll.reason}` : ""));
     $("roll-meta").textContent = bits.join(" · ");
@@ -110,17 +110,31 @@
   // ---- history ----------------------------------------------------------------------
   function addRoll(roll, show) {
     if (!state.rolls.has(roll.id)) {
+      // The table's first roll of its own clears the demo rolls from the history (the server did too).
+      if (!D.isDemo(roll)) pruneDemo(Date.parse(roll.ts));
       state.rolls.set(roll.id, roll);
       $("history").prepend(historyRow(roll));
     }
     if (show) showRoll(roll);
   }
 
+  // Demo rows of rolls older than `before` (ms): the server cleared them when a roll of the table's own came.
+  function pruneDemo(before) {
+    for (const [id, r] of state.rolls) {
+      if (!D.isDemo(r) || Date.parse(r.ts) > before) continue;
+      state.rolls.delete(id);
+      const row = $("history").querySelector(`tr[data-roll="${CSS.escape(id)}"]`);
+      if (row) { row.remove(); state.offset = Math.max(0, state.offset - 1); }
+    }
+  }
+
   function historyRow(roll) {
     const m = D.mark(D.outcome(roll));
-    const tr = D.el("tr", { "data-roll": roll.id });
+    const demo = D.isDemo(roll);
+    const tr = D.el("tr", { "data-roll": roll.id, class: demo ? "demo" : null });
     tr.append(
-      D.el("td", { text: D.time(roll.ts) }),
+      // A roll of the demo clip says so where it is listed: it is not the table's.
+      D.el("td", {}, D.time(roll.ts), demo ? D.el("span", { class: "tag demo", text: "demo" }) : null),
       D.el("td", { text: roll.system }),
       D.el("td", { class: `outcome ${m.cls}` }, D.el("span", { "aria-hidden": "true", text: m.icon + " " }),
         (roll.amends ? "corrected: " : "") + (D.outcome(roll) || "")),
@@ -283,19 +297,24 @@
     return out;
   }
 
-  function showConfig(cfg) {
+  // `odds`: the odds of `cfg` when already known (the page's initial state); a config already shown
+  // with its odds is not drawn again (the event stream's snapshot repeats what the page started with).
+  function showConfig(cfg, odds) {
+    const same = state.config && state.oddsShown && JSON.stringify(state.config) === JSON.stringify(cfg);
     state.config = cfg;
     window.__dicecamConfig = cfg;
+    if (same) return;
     if (state.systems.length && $("system").value !== cfg.system) $("system").value = cfg.system;
     $("pool").value = (cfg.pool || []).join(" ");
     renderOptions();
-    loadOdds();
+    loadOdds(odds);
   }
 
-  async function loadOdds() {
+  async function loadOdds(known) {
     const box = $("odds");
+    state.oddsShown = false;
     try {
-      const o = await D.api("/api/odds");
+      const o = known || await D.api("/api/odds");
       const table = D.el("table", { class: "odds" },
         D.el("thead", {}, D.el("tr", {}, D.el("th", { scope: "col", text: "Outcome" }), D.el("th", { scope: "col", text: "Chance" }))));
       const body = D.el("tbody");
@@ -308,6 +327,7 @@
       table.append(body);
       box.replaceChildren(D.el("p", { text: o.summary || "" }), table);
       window.__dicecamOdds = o.system;
+      state.oddsShown = true;
     } catch (err) {
       box.replaceChildren(D.el("p", { class: "muted", text: `No odds: ${err.message}` }));
       window.__dicecamOdds = null;
@@ -394,17 +414,22 @@
   }
 
   // ---- events ---------------------------------------------------------------------------------
-  function onEvent(ev) {
-    window.__dicecamEvents = (window.__dicecamEvents || 0) + 1;
+  // `initial`: the snapshot the server painted the page with, not an event of the stream (not counted).
+  function onEvent(ev, initial, odds) {
+    if (!initial) window.__dicecamEvents = (window.__dicecamEvents || 0) + 1;
     if (ev.type === "snapshot") {
       state.notices = ev.data.notices || [];
+      const newest = (ev.data.rolls || [])[0];
+      const fresh = newest && !state.rolls.has(newest.id);  // a roll came while the page was not connected
+      const own = (ev.data.rolls || []).find((r) => !D.isDemo(r));
+      if (own) pruneDemo(Date.parse(own.ts));
       const rolls = (ev.data.rolls || []).slice().reverse();
       for (const r of rolls) if (!state.rolls.has(r.id)) { state.rolls.set(r.id, r); $("history").prepend(historyRow(r)); }
       state.offset = Math.max(state.offset, (ev.data.rolls || []).length);
-      if (!state.current && ev.data.rolls && ev.data.rolls.length) showRoll(ev.data.rolls[0]);
+      if (fresh && (!state.current || Date.parse(newest.ts) >= Date.parse(state.current.ts))) showRoll(newest);
       if (ev.data.rolls && ev.data.rolls.length >= 20) $("more").hidden = false;
       showCamera(ev.data.camera);
-      showConfig(ev.data.config);
+      showConfig(ev.data.config, odds);
     } else if (ev.type.startsWith("roll.")) {
       addRoll(ev.data, true);
     } else if (ev.type === "camera.status") {
@@ -429,11 +454,17 @@
     $("system").addEventListener("change", renderOptions);
     $("more").addEventListener("click", loadMore);
     $("frame-dialog").addEventListener("close", closedFrame);
-    try {
-      state.systems = await D.api("/api/systems");
-    } catch (err) { state.systems = []; }
-    for (const s of state.systems) $("system").append(D.el("option", { value: s.name, text: s.title || s.name }));
-    if (state.config) showConfig(state.config);
+    // The server painted the page's state in (#initial-state): drawn before anything is fetched.
+    const start = D.initial();
+    if (start && start.systems) state.systems = start.systems;
+    else {
+      try {
+        state.systems = await D.api("/api/systems");
+      } catch (err) { state.systems = []; }
+    }
+    $("system").replaceChildren(...state.systems.map((s) => D.el("option", { value: s.name, text: s.title || s.name })));
+    if (start && start.snapshot) onEvent(start.snapshot, true, start.odds);
+    else if (state.config) { state.oddsShown = false; showConfig(state.config); }  // drawn before the systems came
     D.connect(onEvent, (s) => {
       $("link").textContent = s === "open" ? "Live" : "Reconnecting…";
       document.body.dataset.link = s;
