@@ -39,7 +39,7 @@ UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
-            "log_kind_prior", "log_side_px")
+            "log_kind_prior", "log_side_px", "foreign_text")
 _TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
 # Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
 TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
@@ -85,10 +85,11 @@ class Readings:
         return np.stack([self.numeral.argmax(1), self.network.argmax(1)], 1)
 
 
-def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray
-             ) -> Readings:
+def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
+             foreign: np.ndarray | None = None) -> Readings:
     """Both readers' beliefs and the doubt model's measures; without numerals (a reader with fakes or
-    no recogniser) the numeral reader says nothing legible."""
+    no recogniser) the numeral reader says nothing legible. `foreign`: per die, how much of the
+    clearest window's writing is no numeral (vision/numerals.NumeralEvidence)."""
     n = len(face_p)
     network = network_belief(face_p, kind_prior)
     if face_ll is None or face_ll.shape[1] == 0:
@@ -112,7 +113,8 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     for r, belief in enumerate((numeral, network)):
         a = answers[:, r]
         feats[:, r] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees, agree, twins,
-                                np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0))], 1)
+                                np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0)),
+                                np.zeros(n) if foreign is None else foreign], 1)
     return Readings(numeral, network, feats)
 
 

@@ -145,11 +145,10 @@ class Reader:
         out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
         features = out[3] if len(out) >= 4 else None
         kind_prior = self.kind_prior(dets, features)
-        face_ll = None
-        if self.numerals is not None:
-            face_ll = self.numerals(frame, dets.xyxy, self.looks(crops_u8)).face_ll
+        evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, self.looks(crops_u8))
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
-        return readings(kind_prior, _softmax(out[0]), face_ll, side), out
+        return readings(kind_prior, _softmax(out[0]), None if evidence is None else evidence.face_ll, side,
+                        None if evidence is None else evidence.foreign), out
 
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):

@@ -65,7 +65,7 @@ def seen(numeral, network, looks_ll, side=120.0):
 def features(**set_: float) -> np.ndarray:
     """One die's measures, numerals and network alike: sure, legible, 120 px, d20 certain; `set_` overrides."""
     row = dict(log_p=0.0, numeral_share=1.0, looks_agree=1.0, centre_agrees=1.0, readers_agree=1.0, readers_twins=0.0,
-               log_kind_prior=0.0, log_side_px=np.log(120.0))
+               log_kind_prior=0.0, log_side_px=np.log(120.0), foreign_text=0.0)
     row.update(set_)
     x = np.array([row[f] for f in FEATURES])
     return np.stack([x, x])[None]
