@@ -46,8 +46,16 @@ TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enum
            if k == k2 and (face_label(k, v), face_label(k2, v2)) in _TWIN}
 
 
+# Kinds of the same solid, told apart by their numerals alone: a d10 and a d00 (tens) die. Neither the
+# detector nor the kind head can see which one it is (on burksbuilds they called every d00 a d10), so the
+# prior holds their share together, split evenly, and the numerals decide ("40" or "0").
+SAME_SOLID = ((KINDS.index("d10"), KINDS.index("d00")),)
+
+
 def floored(kind_prior: np.ndarray) -> np.ndarray:
     p = kind_prior / np.maximum(kind_prior.sum(1, keepdims=True), 1e-12)
+    for group in SAME_SOLID:
+        p[:, list(group)] = p[:, list(group)].sum(1, keepdims=True) / len(group)
     return (1 - KIND_FLOOR * len(KINDS)) * p + KIND_FLOOR
 
 

@@ -134,3 +134,10 @@ def test_the_finders_point_is_one_of_the_places_looked_at():
     centre, up, finder = finder_looks(np.array([0.1, -0.2, 1.0, 0.0, 0.5]))
     assert centre.centres == ((0.0, 0.0),)
     assert finder.centres[0] == pytest.approx((0.1 * 1.3, -0.2 * 1.3))
+
+
+def test_a_tens_die_the_kind_prior_takes_for_a_d10_reads_by_its_two_digits(numerals):
+    # The detector and the kind head cannot tell the d10 from the d00 (the same solid): their split is
+    # no evidence, and a plain "40" makes the die a d00 however sure of "d10" they were.
+    assert read(numerals, drawn_die("40"), kinds(d10=0.95, d00=0.05), at(0))[0] == ("d00", 40)
+    assert read(numerals, drawn_die("4"), kinds(d10=0.05, d00=0.95), at(0))[0] == ("d10", 4)
