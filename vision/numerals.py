@@ -121,14 +121,13 @@ class NumeralEvidence:
     """Per die and look: each face class's best log-likelihood over the look's windows; and per die, how
     much of what the recogniser wrote in the clearest window is no digit or mark."""
 
-    face_ll: np.ndarray  # (N, G, len(FACE_CLASSES))
-    weights: np.ndarray  # (N, G) how much each look counts, summing to 1
-    foreign: np.ndarray | None = None  # (N,) 0: only digits and marks written there; 1: only other characters
+    face_ll: np.ndarray  # (N, G, len(FACE_CLASSES)); a look a die does not have reads -1e30
+    foreign: np.ndarray  # (N,) 0: only digits and marks written there; 1: only other characters
 
 
 @dataclass(frozen=True)
 class Look:
-    """Where a group of windows looks on one die, and how much its reading counts.
+    """Where a group of windows looks on one die.
 
     Centres are offsets from the box centre in die sizes (x right, y down); every centre is cut at
     every size and turned to every angle (degrees, counter-clockwise: the turn that makes a numeral
@@ -138,7 +137,6 @@ class Look:
     centres: tuple[tuple[float, float], ...]
     angles: tuple[float, ...] = ANGLES
     sizes: tuple[float, ...] = WINDOW_SIZES
-    weight: float = 1.0
 
     @property
     def count(self) -> int:
@@ -213,14 +211,13 @@ class NumeralReader:
 
     def __call__(self, frame: np.ndarray, boxes: np.ndarray, looks: list[tuple[Look, ...]]) -> NumeralEvidence:
         """Each die's looks (one tuple per box; dice may have different numbers of looks) -> its
-        evidence per look, padded with weightless looks to the longest tuple."""
+        evidence per look, padded to the longest tuple with looks that read nothing."""
         n = len(boxes)
         longest = max((len(lk) for lk in looks), default=0)
         face_ll = np.full((n, longest, len(FACE_CLASSES)), -1e30)
-        weights = np.zeros((n, longest))
         foreign = np.zeros(n)
         if not n or not longest:
-            return NumeralEvidence(face_ll, weights, foreign)
+            return NumeralEvidence(face_ll, foreign)
         windows = np.concatenate([die_windows(frame, b, lk) for b, lk in zip(boxes, looks) if lk])
         log_probs = self.recogniser(windows)
         ll = window_scores(log_probs)
@@ -231,10 +228,8 @@ class NumeralReader:
             foreign[d] = share[at + int(ll[at:at + count].max(1).argmax())]
             for g, look in enumerate(lk):
                 face_ll[d, g] = best_upright(ll[at:at + look.count], look)
-                weights[d, g] = look.weight
                 at += look.count
-        weights /= np.maximum(weights.sum(1, keepdims=True), 1e-12)
-        return NumeralEvidence(face_ll, weights, foreign)
+        return NumeralEvidence(face_ll, foreign)
 
 
 def foreign_share(log_probs: np.ndarray) -> np.ndarray:
