@@ -47,15 +47,18 @@ TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enum
 
 
 # Kinds of the same solid, told apart by their numerals alone: a d10 and a d00 (tens) die. Neither the
-# detector nor the kind head can see which one it is (on burksbuilds they called every d00 a d10), so the
-# prior holds their share together, split evenly, and the numerals decide ("40" or "0").
+# detector nor the kind head can see which one it is on real dice (on burksbuilds they called every d00 a
+# d10), so for the numerals the prior holds their share together, split evenly, and the numerals decide
+# ("40" or "0"). The face network keeps the prior as it is: it learnt both kinds' numerals from renders.
 SAME_SOLID = ((KINDS.index("d10"), KINDS.index("d00")),)
 
 
-def floored(kind_prior: np.ndarray) -> np.ndarray:
+def floored(kind_prior: np.ndarray, same_solid: bool = False) -> np.ndarray:
+    """The kind prior with every kind's floor; `same_solid`: d10 and d00 share their part evenly."""
     p = kind_prior / np.maximum(kind_prior.sum(1, keepdims=True), 1e-12)
-    for group in SAME_SOLID:
-        p[:, list(group)] = p[:, list(group)].sum(1, keepdims=True) / len(group)
+    if same_solid:
+        for group in SAME_SOLID:
+            p[:, list(group)] = p[:, list(group)].sum(1, keepdims=True) / len(group)
     return (1 - KIND_FLOOR * len(KINDS)) * p + KIND_FLOOR
 
 
@@ -64,7 +67,8 @@ def numeral_belief(face_ll: np.ndarray, kind_prior: np.ndarray, temperature: flo
     """(P(face) (N, F), P(something legible) (N,)) from the looks' (N, G, F) log-likelihoods, each
     face at its best look; padded looks carry -1e30 and never win."""
     best = face_ll.max(1)
-    prior = floored(kind_prior)[:, KIND_OF_FACE] / FACES_OF_KIND[KIND_OF_FACE]
+    # The numerals alone tell a d10 from a d00: the prior's split between them is no evidence here.
+    prior = floored(kind_prior, same_solid=True)[:, KIND_OF_FACE] / FACES_OF_KIND[KIND_OF_FACE]
     logit = best / temperature + np.log(prior)
     logit -= logit.max(1, keepdims=True)
     p = np.exp(logit)
@@ -115,11 +119,11 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     # round unless it sees the mark, so its choice between them is no evidence against the network's.
     twins = np.array([TWIN_OF.get(int(a)) == int(b) for a, b in answers], float)
     agree = np.maximum((answers[:, 0] == answers[:, 1]).astype(float), twins)
-    kp = floored(kind_prior)
     rows = np.arange(n)
     feats = np.zeros((n, 2, len(FEATURES)))
     for r, belief in enumerate((numeral, network)):
         a = answers[:, r]
+        kp = floored(kind_prior, same_solid=r == 0)  # each reader's answer against the prior it read with
         feats[:, r] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees, agree, twins,
                                 np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0)),
                                 np.zeros(n) if foreign is None else foreign], 1)
