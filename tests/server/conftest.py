@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 import threading
 import uuid
 from datetime import datetime, timezone
 from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -183,6 +185,22 @@ def make_settings(tmp_path: Path, **kw) -> ServerSettings:
 @pytest.fixture
 def settings(tmp_path):
     return make_settings(tmp_path)
+
+
+@contextmanager
+def served_table(tmp_path: Path, fill: Callable[[RollStore], None] | None = None, **app_kw) -> Iterator[LiveServer]:
+    """A real server for the browser tests: a fresh roll store (filled by `fill`), the fake camera, reader
+    and rules. The server carries its store, pipeline and app for the test to reach into."""
+    s = make_settings(tmp_path)
+    store = RollStore(s.db_path)
+    if fill is not None:
+        fill(store)
+    pipeline = FakePipeline()
+    app = create_app(s, store, pipeline=pipeline, reader=FakeReader(), rules=FakeRules(), **app_kw)
+    with LiveServer(app) as srv:
+        srv.store, srv.pipeline, srv.app = store, pipeline, app
+        yield srv
+    store.close()
 
 
 @pytest.fixture

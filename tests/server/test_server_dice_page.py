@@ -10,32 +10,25 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, SCREENS, make_settings, serious_violations
+from conftest import SCREENS, serious_violations, served_table
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Roll
-from dicecam.server.app import create_app
-from dicecam.server.store import RollStore
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, browser):
-    tmp = tmp_path_factory.mktemp("dice")
-    s = make_settings(tmp)
-    store = RollStore(s.db_path)
-    rng = random.Random(14)
-    for _ in range(260):
-        dice = [DieReading(type="d20", value=20 if rng.random() < 0.2 else rng.randint(1, 20), colour="red"),
-                DieReading(type="d6", value=rng.randint(1, 6), colour="white")]
-        store.add(Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status="settled",
-                       system="sum", dice=dice))
-    pipeline = FakePipeline()
-    app = create_app(s, store, pipeline=pipeline, reader=FakeReader(), rules=FakeRules())
-    with LiveServer(app) as srv:
-        srv.store, srv.pipeline = store, pipeline
+    def loaded_d20(store):
+        rng = random.Random(14)
+        for _ in range(260):
+            dice = [DieReading(type="d20", value=20 if rng.random() < 0.2 else rng.randint(1, 20), colour="red"),
+                    DieReading(type="d6", value=rng.randint(1, 6), colour="white")]
+            store.add(Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status="settled",
+                           system="sum", dice=dice))
+
+    with served_table(tmp_path_factory.mktemp("dice"), loaded_d20) as srv:
         yield srv
-    store.close()
 
 
 def test_table_page_links_to_the_dice_page(live, page):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings, serious_violations, shot
+from conftest import FakeRules, LiveServer, make_settings, serious_violations, served_table, shot
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import _script_json, create_app
 from dicecam.server.store import RollStore
@@ -22,17 +22,9 @@ NO_STREAM = "window.WebSocket = class { constructor() {} close() {} };"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, browser):
-    tmp = tmp_path_factory.mktemp("first-paint")
-    s = make_settings(tmp)
-    store = RollStore(s.db_path)
-    pipeline, rules = FakePipeline(), FakeRules()
-    app = create_app(s, store, pipeline=pipeline, reader=FakeReader(), rules=rules,
-                     notices=["Start-up note: </script><b>not markup</b>"])
-    with LiveServer(app) as srv:
-        srv.store, srv.pipeline, srv.app = store, pipeline, app
-        srv.roll = pipeline.emit([DieReading(type="d6", value=5, colour="red"), DieReading(type="d6", value=4)])
+    with served_table(tmp_path_factory.mktemp("first-paint"), notices=["Start-up note: </script><b>not markup</b>"]) as srv:
+        srv.roll = srv.pipeline.emit([DieReading(type="d6", value=5, colour="red"), DieReading(type="d6", value=4)])
         yield srv
-    store.close()
 
 
 def cut_off(ctx):

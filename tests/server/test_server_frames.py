@@ -338,16 +338,10 @@ def demo_roll() -> tuple[np.ndarray, list[DieReading]]:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, browser):
-    from conftest import LiveServer
+    from conftest import served_table
 
-    s = make_settings(tmp_path_factory.mktemp("frames-page"))
-    store = RollStore(s.db_path)
-    pipeline = FakePipeline()
-    app = create_app(s, store, pipeline=pipeline, reader=FakeReader(), rules=FakeRules())
-    with LiveServer(app) as srv:
-        srv.store, srv.pipeline = store, pipeline
+    with served_table(tmp_path_factory.mktemp("frames-page")) as srv:
         yield srv
-    store.close()
 
 
 def test_the_table_page_opens_a_rolls_picture_from_the_history(axe, live, page):

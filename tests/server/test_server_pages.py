@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (FRAME_DICE, FakePipeline, FakeReader, FakeRules, LiveServer, SCREENS, make_settings,
-                      serious_violations, shot)
+from conftest import (FRAME_DICE, FakeRules, LiveServer, SCREENS, make_settings, serious_violations, served_table,
+                      shot)
 from dicecam.mechanics.dice import DieReading
 from dicecam.server.app import create_app
 from dicecam.server.store import RollStore
@@ -19,15 +19,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory, browser):
-    tmp = tmp_path_factory.mktemp("pages")
-    s = make_settings(tmp)
-    store = RollStore(s.db_path)
-    pipeline, rules = FakePipeline(), FakeRules()
-    app = create_app(s, store, pipeline=pipeline, reader=FakeReader(), rules=rules)
-    with LiveServer(app) as srv:
-        srv.store, srv.pipeline, srv.app = store, pipeline, app
+    with served_table(tmp_path_factory.mktemp("pages")) as srv:
         yield srv
-    store.close()
 
 
 def wait_connected(page):
