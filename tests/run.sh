@@ -14,10 +14,11 @@ root=$PWD
 venv=$root/.venv-test
 py=$venv/bin/python
 
-# System packages: Chromium for the page tests, EGL/Mesa for the headless renderer, espeak-ng for speech,
+# System packages: Chromium for the page tests (libatomic1 for the node that Playwright's wheel runs: a
+# minimal Debian lacks it), EGL/Mesa for the headless renderer, espeak-ng for speech,
 # python3-venv where python3 cannot make a virtual environment (Debian and Ubuntu split it off), and npm
 # to fetch axe-core once (a fresh Debian has no npm).
-need=(chromium libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng)
+need=(chromium libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng)
 missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
