@@ -15,10 +15,11 @@ venv=$root/.venv-test
 py=$venv/bin/python
 
 # System packages: Chromium for the page tests (libatomic1 for the node that Playwright's wheel runs: a
-# minimal Debian lacks it), EGL/Mesa for the headless renderer, espeak-ng for speech,
+# minimal Debian lacks it), EGL/Mesa for the headless renderer, libgomp1 for Blender's bpy (the photoreal
+# tests), espeak-ng for speech,
 # python3-venv where python3 cannot make a virtual environment (Debian and Ubuntu split it off), and npm
 # to fetch axe-core once (a fresh Debian has no npm).
-need=(chromium libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 espeak-ng)
+need=(chromium libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 libgomp1 espeak-ng)
 missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
