@@ -24,6 +24,12 @@ missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 [ -f .cache/npm/node_modules/axe-core/axe.min.js ] || command -v npm >/dev/null 2>&1 || missing+=(npm)
+# OpenCV's GUI build (ultralytics, the train extra, requires it beside our headless one) loads libGL and
+# GLib's thread library; asked for by file, since GLib's package is named otherwise on newer releases.
+# (Read once: `ldconfig -p | grep -q` under pipefail fails at random when grep stops reading early.)
+libs=$(ldconfig -p 2>/dev/null || true)
+grep -q 'libGL\.so\.1 ' <<<"$libs" || missing+=(libgl1)
+grep -q 'libgthread-2\.0\.so\.0 ' <<<"$libs" || missing+=(libglib2.0-0)
 if ((${#missing[@]})); then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq
