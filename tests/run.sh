@@ -27,7 +27,7 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 # OpenCV's GUI build (ultralytics, the train extra, requires it beside our headless one) loads libGL and
 # GLib's thread library; asked for by file, since GLib's package is named otherwise on newer releases.
 # (Read once: `ldconfig -p | grep -q` under pipefail fails at random when grep stops reading early.)
-libs=$(ldconfig -p 2>/dev/null || true)
+libs=$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null || true)  # /sbin is off a user's PATH on Debian
 grep -q 'libGL\.so\.1 ' <<<"$libs" || missing+=(libgl1)
 grep -q 'libgthread-2\.0\.so\.0 ' <<<"$libs" || missing+=(libglib2.0-0)
 if ((${#missing[@]})); then
