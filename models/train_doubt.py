@@ -22,9 +22,8 @@ from scipy.optimize import minimize
 
 from dicecam.vision.belief import FEATURES, UNCERTAIN_BELOW, Doubt, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
-from dicecam.vision.evaluate import TruthImage, held_out, load_truth
+from dicecam.vision.evaluate import TruthImage, held_out, load_truth, matching_detection
 from dicecam.vision.read import Reader
-from dicecam.vision.vote import iou
 
 # (folder under --real, which images) the model is fitted on; the rest of each set is held out.
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
@@ -48,14 +47,8 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             continue
         seen, _ = reader.readings(img, dets)
         for die in item.dice:
-            if item.single:
-                j = int(np.argmax(dets.confidence))
-            elif die.box is not None:
-                overlaps = [iou(die.box, b) for b in dets.xyxy]
-                j = int(np.argmax(overlaps))
-                if overlaps[j] < 0.5:
-                    continue
-            else:
+            j = matching_detection(die.box, dets.xyxy, dets.confidence) if die.box is not None or item.single else None
+            if j is None:
                 continue
             answers = seen.answers[j]
             ok = [KINDS[KIND_OF_FACE[a]] == die.kind.value and (die.value is None or VALUE_OF_FACE[a] == die.value)

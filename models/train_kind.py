@@ -24,9 +24,8 @@ from scipy.optimize import minimize
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.vision.crops import KINDS
-from dicecam.vision.evaluate import held_out, load_truth
-from dicecam.vision.read import KIND_HEAD_EPS, Reader
-from dicecam.vision.vote import iou
+from dicecam.vision.evaluate import held_out, load_truth, matching_detection
+from dicecam.vision.read import KIND_HEAD_EPS, Reader, kind_head_inputs
 
 # The real sets the head is fitted on; their held-out parts (`dicecam eval --held-out`) stay out.
 KIND_SETS = ("lurig-types", "lurig-d20-values")
@@ -39,25 +38,9 @@ class KindSample:
     source: str
 
 
-def head_inputs(reader: Reader, img: np.ndarray, box) -> np.ndarray | None:
-    """[face-reader features, log(detector kind scores)] of the detection matching `box` (the surest one
-    when `box` is None), or None when the detector finds no die there."""
-    dets = reader.detect(img)
-    if not len(dets):
-        return None
-    if box is None:
-        j = int(np.argmax(dets.confidence))
-    else:
-        overlaps = [iou(box, b) for b in dets.xyxy]
-        j = int(np.argmax(overlaps))
-        if overlaps[j] < 0.5:
-            return None
-    feat = reader.embed(reader.crops(img, dets.xyxy[j:j + 1]))[0]
-    return np.concatenate([feat, np.log(dets.kind_scores[j] + KIND_HEAD_EPS)]).astype(np.float32)
-
-
 def samples(reader: Reader, truth: Path, source: str, keep=lambda item: True, limit: int | None = None
             ) -> Iterable[KindSample]:
+    """The kind head's inputs for every labelled die the detector finds, one detection pass per photo."""
     n = 0
     for item in load_truth(truth):
         if not keep(item):
@@ -65,12 +48,15 @@ def samples(reader: Reader, truth: Path, source: str, keep=lambda item: True, li
         img = item.image if item.image is not None else cv2.imread(str(item.path))
         if img is None:
             continue
-        for die in item.dice:
-            if die.box is None and not item.single:
-                continue
-            x = head_inputs(reader, img, die.box)
-            if x is not None:
-                yield KindSample(x, KINDS.index(die.kind.value), source)
+        dets = reader.detect(img)
+        found = [(die, matching_detection(die.box, dets.xyxy, dets.confidence)) for die in item.dice
+                 if die.box is not None or item.single]
+        found = [(die, j) for die, j in found if j is not None]
+        if found:
+            rows = np.array([j for _, j in found])
+            x = kind_head_inputs(reader.embed(reader.crops(img, dets.xyxy[rows])), dets.kind_scores[rows])
+            for (die, _), xi in zip(found, x):
+                yield KindSample(xi, KINDS.index(die.kind.value), source)
         n += 1
         if limit is not None and n >= limit:
             return

@@ -216,6 +216,18 @@ def _label(d: TruthDie | DieReading | None) -> str:
     return kind if d.value is None else f"{kind} {d.value}"
 
 
+def matching_detection(box, xyxy: np.ndarray, confidence: np.ndarray) -> int | None:
+    """Which detection a labelled die is: the one its box overlaps by MATCH_IOU or more, or the surest
+    when the label has no box (a photo of a single die); None when none matches."""
+    if not len(xyxy):
+        return None
+    if box is None:
+        return int(np.argmax(confidence))
+    overlaps = [iou(box, b) for b in xyxy]
+    j = int(np.argmax(overlaps))
+    return j if overlaps[j] >= MATCH_IOU else None
+
+
 def _match(truth: list[TruthDie], pred: list[DieReading], single: bool) -> dict[int, int]:
     """truth index -> prediction index, one to one."""
     if single:

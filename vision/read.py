@@ -127,8 +127,7 @@ class Reader:
         """(N, K): the detector's kind scores, or the kind head's belief from them and the crop's features."""
         if self.kind_head is None or features is None:
             return dets.kind_scores
-        x = np.concatenate([features, np.log(dets.kind_scores + KIND_HEAD_EPS)], 1).astype(np.float32)
-        return _softmax(self.kind_head(x)[0])
+        return _softmax(self.kind_head(kind_head_inputs(features, dets.kind_scores))[0])
 
     def up_faces(self, crops: np.ndarray) -> np.ndarray | None:
         """(N, 5) the finder's (u, v, cos, sin, facing) per crop, or None without a finder."""
@@ -178,6 +177,11 @@ class Reader:
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()
+
+
+def kind_head_inputs(features: np.ndarray, kind_scores: np.ndarray) -> np.ndarray:
+    """(N, D + K): what the kind head reads, [face-network features, log detector kind scores]."""
+    return np.concatenate([features, np.log(kind_scores + KIND_HEAD_EPS)], 1).astype(np.float32)
 
 
 def _optional_finder(folder: Path) -> UpFaceFinder | None:
