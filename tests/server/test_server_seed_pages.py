@@ -29,7 +29,11 @@ def configure(page, system: str, fields: dict[str, str]):
     page.select_option("#system", system)
     for name, value in fields.items():
         page.fill(f"#opt-{name}", value)
-    page.get_by_role("button", name="Apply").click()
+    # wait for this Apply's own answer: when the system was already chosen, the config on the page
+    # names it before the new options arrive
+    with page.expect_response(lambda r: r.url.endswith("/api/config") and r.request.method == "PUT"):
+        page.get_by_role("button", name="Apply").click()
+    page.wait_for_function("!document.querySelector('#config-form button[type=submit]').disabled")
     page.wait_for_function(f"window.__dicecamConfig && window.__dicecamConfig.system === '{system}'")
 
 
