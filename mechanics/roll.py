@@ -1,16 +1,16 @@
-"""A roll as the product stores and shows it, and the typed events that carry it.
+"""A roll as the product stores and shows it: the dice read, the rules they were read under, the verdict.
 
-Pure data: ids and timestamps are made by the caller (the pipeline, the server), never here.
-An event is one of a few shapes told apart by `type`; JSON is made from them once, at the edge
-(the API, the event stream, the webhook, the CLI's --json).
+Pure data: ids and timestamps are made by the caller (the pipeline, the server), never here. The events
+that carry a roll to the pages are the stream's (`vision/stream.py`, `server/events.py`); JSON is made
+once, at the edge (the API, the event stream, the webhook, the CLI's --json).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from .dice import DieReading
 from .registry import AnyAdjudication
@@ -19,8 +19,6 @@ RollStatus = Literal["settled", "uncertain"]
 # "demo": read from the bundled demo clip, not the table's dice (never counted, exported or kept once the
 # table has rolls of its own).
 RollSource = Literal["camera", "manual", "upload", "demo"]
-RollEventType = Literal["roll.settled", "roll.amended", "roll.uncertain"]
-EventType = Literal["snapshot", "roll.settled", "roll.amended", "roll.uncertain", "camera.status", "config.changed"]
 
 
 class Roll(BaseModel):
@@ -42,85 +40,3 @@ class Roll(BaseModel):
     )
     amends: str | None = Field(default=None, title="Id of the roll this corrects")
     follows: str | None = Field(default=None, title="Id of the roll this continues (luck die, re-roll, explosion, pool)")
-
-
-class CameraStatus(BaseModel):
-    """The camera's state as the pages show it; unset fields are left out of the JSON."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    status: str = Field(title="running, starting, retrying, lost, stopped, none, demo or error")
-    message: str | None = Field(default=None, title="What the page says about it")
-    source: str | None = Field(default=None, title="The source spec (a device, a file, demo)")
-    skipped_frames: int | None = Field(default=None, title="Junk frames the source skipped")
-
-    @model_serializer(mode="wrap")
-    def _set_only(self, handler):
-        return {k: v for k, v in handler(self).items() if v is not None}
-
-
-class TableConfig(BaseModel):
-    """The table's configured system, its options (as checked) and the pool the odds are shown for."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    system: str = Field(title="System name")
-    options: dict[str, Any] = Field(default_factory=dict, title="System options")
-    pool: list[str] = Field(default_factory=list, title="Die types of the roll the odds are for")
-    systems: list[str] = Field(default_factory=list, title="Systems offered on the page (empty: all)")
-    token_required: bool = Field(default=False, title="Changes need the access token")
-
-
-class Snapshot(BaseModel):
-    """What a page receives first on connecting."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    rolls: list[Roll] = Field(default_factory=list, title="Recent rolls, newest first")
-    config: TableConfig
-    camera: CameraStatus
-    notices: list[str] = Field(default_factory=list, title="Start-up problems the page should show")
-
-
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    v: Literal[1] = 1
-    type: str  # each event's own Literal below; declared here to keep the envelope's field order
-    id: str = Field(title="Event id (uuid)")
-    ts: datetime
-
-
-class RollEvent(_Event):
-    type: RollEventType
-    data: Roll
-
-
-class CameraEvent(_Event):
-    type: Literal["camera.status"]
-    data: CameraStatus
-
-
-class ConfigEvent(_Event):
-    type: Literal["config.changed"]
-    data: TableConfig
-
-
-class SnapshotEvent(_Event):
-    type: Literal["snapshot"]
-    data: Snapshot
-
-
-# The envelope every page, WebSocket/SSE client and webhook receives.
-Event = Annotated[Union[RollEvent, CameraEvent, ConfigEvent, SnapshotEvent], Field(discriminator="type")]
-_EVENT = TypeAdapter(Event)
-
-
-def event_of(type_: str, data: Any, *, id: str, ts: datetime) -> Event:
-    """The typed event of `type_` carrying `data` (a model, or its JSON-shaped dict)."""
-    return _EVENT.validate_python({"type": type_, "id": id, "ts": ts, "data": data})
-
-
-def parse_event(obj: Any) -> Event:
-    """An event from its JSON object (a client, a test, a stored line)."""
-    return _EVENT.validate_python(obj)

@@ -16,11 +16,12 @@ from dicecam.mechanics.dice import ImageRead
 from dicecam.mechanics import fairness
 from dicecam.mechanics.errors import DicecamError, first_problem
 from dicecam.mechanics.odds import Odds
-from dicecam.mechanics.roll import CameraStatus, Event, Roll, TableConfig
+from dicecam.mechanics.roll import Roll
 from dicecam.vision.images import decode_image
+from dicecam.vision.stream import CameraStatus
 
 from .contract import CSVResponse, Die, JPEGResponse, JSONRoute, answers
-from .events import Broker
+from .events import Broker, Event, TableConfig
 from .rulebook import SystemInfo
 from .store import ExportedRoll
 from .table import Table

@@ -19,11 +19,10 @@ from typing import Any
 import websockets
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.roll import Event
 from dicecam.vision.assembly import RollSession
 
 from .app import create_app
-from .events import make_event
+from .events import Event, make_event
 from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
 from .settings import ServerSettings
 from .store import RollStore

@@ -1,4 +1,8 @@
-"""Fan events out to every connected page, without letting a slow page hold up the rest.
+"""The events the server serves, and the broker that fans them out to every connected page without
+letting a slow page hold up the rest.
+
+The camera's events (a roll, the camera's status) and the envelope are `vision/stream.py`'s; the shapes
+only the server makes live here: its configuration and the snapshot a page receives first.
 
 The pipeline publishes from its own thread; the broker hops onto the server's asyncio loop
 and puts the event on each client's bounded queue. A client whose queue is full is dropped
@@ -10,16 +14,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import uuid
 from collections import OrderedDict
-from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal, Union
 
-from dicecam.mechanics.roll import Event, event_of
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from dicecam.mechanics.roll import Roll
+from dicecam.vision.stream import CameraEvent, CameraStatus, Envelope, RollEvent, make_event
+
+__all__ = ["Broker", "Client", "Event", "Snapshot", "TableConfig", "make_event", "parse_event"]
 
 log = logging.getLogger("dicecam.server.events")
 
-Listener = Callable[[Event], None]
 # The events that carry a roll (speech and webhooks pass on only these).
 ROLL_EVENTS = frozenset({"roll.settled", "roll.amended", "roll.uncertain"})
 
@@ -27,10 +33,48 @@ ROLL_EVENTS = frozenset({"roll.settled", "roll.amended", "roll.uncertain"})
 JSON_CACHE_SIZE = 512
 
 
-def make_event(type_: str, data: Any) -> Event:
-    """A new event (id and time made here) of `type_` carrying `data`: a Roll, CameraStatus, TableConfig
-    or Snapshot, or its JSON-shaped dict."""
-    return event_of(type_, data, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc))
+class TableConfig(BaseModel):
+    """The table's configured system, its options (as checked) and the pool the odds are shown for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    system: str = Field(title="System name")
+    options: dict[str, Any] = Field(default_factory=dict, title="System options")
+    pool: list[str] = Field(default_factory=list, title="Die types of the roll the odds are for")
+    systems: list[str] = Field(default_factory=list, title="Systems offered on the page (empty: all)")
+    token_required: bool = Field(default=False, title="Changes need the access token")
+
+
+class Snapshot(BaseModel):
+    """What a page receives first on connecting."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rolls: list[Roll] = Field(default_factory=list, title="Recent rolls, newest first")
+    config: TableConfig
+    camera: CameraStatus
+    notices: list[str] = Field(default_factory=list, title="Start-up problems the page should show")
+
+
+class ConfigEvent(Envelope):
+    type: Literal["config.changed"]
+    data: TableConfig
+
+
+class SnapshotEvent(Envelope):
+    type: Literal["snapshot"]
+    data: Snapshot
+
+
+# The envelope every page, WebSocket/SSE client and webhook receives.
+Event = Annotated[Union[RollEvent, CameraEvent, ConfigEvent, SnapshotEvent], Field(discriminator="type")]
+_EVENT = TypeAdapter(Event)
+Listener = Callable[[Event], None]
+
+
+def parse_event(obj: Any) -> Event:
+    """An event from its JSON object (a client, a test, a stored line)."""
+    return _EVENT.validate_python(obj)
 
 
 class Client:

@@ -12,9 +12,8 @@ import subprocess
 import threading
 
 from dicecam.mechanics.errors import DicecamError
-from dicecam.mechanics.roll import Event
 
-from .events import ROLL_EVENTS
+from .events import ROLL_EVENTS, Event
 
 log = logging.getLogger("dicecam.server.speech")
 

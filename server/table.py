@@ -22,10 +22,11 @@ import numpy as np
 
 from dicecam.mechanics.dice import DieReading, parse_type
 from dicecam.mechanics.errors import DicecamError, RulesError
-from dicecam.mechanics.roll import CameraStatus, Event, Roll, RollSource, Snapshot, TableConfig
+from dicecam.mechanics.roll import Roll, RollSource
 from dicecam.vision.assembly import RollSession
+from dicecam.vision.stream import CameraStatus, StreamEvent
 
-from .events import Broker, make_event
+from .events import Broker, Event, Snapshot, TableConfig, make_event
 from .frames import proof_frame
 from .rulebook import Rules
 from .settings import ServerSettings
@@ -36,16 +37,18 @@ log = logging.getLogger("dicecam.server")
 
 
 class LivePipeline(Protocol):
-    """What the server needs from vision.pipeline.Pipeline (tests pass a fake). A pipeline that also has
-    a `session` (the RollSession its camera feeds) shares it with rolls entered by hand."""
+    """What the server needs from vision.pipeline.Pipeline (tests pass a fake). The table makes the
+    RollSession the camera feeds and attaches it; its roll events carry the frame each roll was read from."""
 
     status: str
+    demo: bool  # the frames are the bundled demo clip's: its rolls are not the table's
 
     def start(self) -> None: ...
     def stop(self) -> None: ...
-    def subscribe(self, callback: Callable[[Event], None]) -> None: ...
+    def subscribe(self, callback: Callable[[StreamEvent], None]) -> None: ...
     def configure(self, system: str, options: dict) -> None: ...
-    def latest_frame(self) -> tuple[int, np.ndarray, list[DieReading]] | None: ...
+    def attach(self, session: RollSession) -> None: ...
+    def latest_frame(self) -> tuple[int, np.ndarray, list[DieReading]] | None: ...  # the live view
 
 
 class DiceReader(Protocol):
@@ -73,12 +76,12 @@ class Table:
         # A cap lowered since the last start applies now, not only once the next picture is stored.
         store.keep_frames(settings.frames_kept)
         # On a real camera the demo clip's rolls are not this table's history: they go (see RollStore).
-        if pipeline is not None and not getattr(pipeline, "demo", False):
+        if pipeline is not None and not pipeline.demo:
             dropped = store.drop_demo()
             if dropped:
                 log.info("a real camera: %d demo rolls cleared from the history", dropped)
         self.camera = (CameraStatus(status="none", message="No live camera: enter rolls by hand or upload a photo.")
-                       if pipeline is None else CameraStatus(status=getattr(pipeline, "status", "starting")))
+                       if pipeline is None else CameraStatus(status=pipeline.status))
         self._frames: OrderedDict[str, tuple[bytes, int, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._jpeg_lock = threading.Lock()  # encoding holds it: kept apart from the state lock
@@ -95,9 +98,13 @@ class Table:
             self.notices.append(f"Starting configuration refused: {e}")
         # Rolls entered by hand, uploaded or corrected are built here when no camera session is shared.
         self._session = RollSession(self.system, self.options, resolver=rules.resolve, source="manual")
-        shared = getattr(pipeline, "session", None)
-        if isinstance(shared, RollSession):  # not started yet: its options become the checked ones
-            shared.configure(self.system, self.options)
+        # The session the camera feeds, made here so that rolls entered by hand join it (a luck die typed in
+        # after a check the camera read); the demo clip's is its own, as its rolls are not the table's.
+        self._camera: RollSession | None = None
+        if pipeline is not None:
+            self._camera = RollSession(self.system, self.options, resolver=rules.resolve,
+                                       source="demo" if pipeline.demo else "camera")
+            pipeline.attach(self._camera)
 
     # -- config ----------------------------------------------------------------
     def config(self) -> TableConfig:
@@ -113,6 +120,8 @@ class Table:
         with self._lock:
             self.system, self.options, self.pool = system, checked, pool
             self._session.configure(system, checked)
+            if self._camera is not None:
+                self._camera.configure(system, checked)
         if self.pipeline is not None:
             try:
                 self.pipeline.configure(system, checked)
@@ -133,8 +142,8 @@ class Table:
         else the table's own — or, for a system or options other than the configured ones, a session of
         its own (a one-off roll follows nothing)."""
         # The demo clip's session is not the table's: a roll of the table's own never joins a demo roll.
-        shared = None if getattr(self.pipeline, "demo", False) else getattr(self.pipeline, "session", None)
-        session = shared if isinstance(shared, RollSession) else self._session
+        shared = None if self.pipeline is None or self.pipeline.demo else self._camera
+        session = shared or self._session
         if session.system == system and session.options == options:
             return session
         return RollSession(system, options, resolver=self.rules.resolve, source="manual")
@@ -261,16 +270,11 @@ class Table:
             return self._live
 
     # -- the pipeline's events ----------------------------------------------------
-    def on_pipeline_event(self, event: Event) -> None:
+    def on_pipeline_event(self, event: StreamEvent) -> None:
         """Called on the pipeline's thread."""
         try:
             if event.type in ("roll.settled", "roll.uncertain"):
-                roll = event.data
-                # The pipeline announces a roll on its own thread right after that frame, so the newest
-                # frame is the one read; a frame id that moved on means we cannot tell, so no picture.
-                latest = self.pipeline.latest_frame() if self.pipeline is not None else None
-                seen = latest is not None and (roll.frame_id is None or latest[0] == roll.frame_id)
-                frame = latest[1] if seen else None
+                roll, frame = event.data, event.frame
                 try:
                     self.store.add(roll, self._proof(frame, roll), self.settings.frames_kept)
                 except KeyError:

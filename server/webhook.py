@@ -14,9 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from dicecam.mechanics.roll import Event
-
-from .events import ROLL_EVENTS
+from .events import ROLL_EVENTS, Event
 
 log = logging.getLogger("dicecam.server.webhook")
 

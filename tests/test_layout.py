@@ -2,11 +2,13 @@
 itself and the folders before it, never one after it, at module level or inside a function.
 
 The rule is checked by reading every import in the source (ast), not by a list of known exceptions.
+What a folder may hold is checked the same way: the rules engine defines no type of the live stream.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +116,27 @@ def test_importing_every_mechanics_module_loads_nothing_from_the_other_folders()
     code = ("import importlib, pkgutil, dicecam.mechanics as m\n"
             "for i in pkgutil.walk_packages(m.__path__, 'dicecam.mechanics.'): importlib.import_module(i.name)")
     assert _loaded_after(code) == []
+
+
+# -- what each folder holds ----------------------------------------------------------------------
+STREAM_TYPES = re.compile(r"Event|Camera|Snapshot|TableConfig|Stream|Envelope")
+
+
+def stream_types_in(root: Path) -> list[str]:
+    """'file:line Class' for each class in mechanics/ named like a type of the live stream."""
+    found = []
+    for path in sorted((root / "mechanics").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and STREAM_TYPES.search(node.name):
+                found.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
+    return found
+
+
+def test_the_rules_engine_defines_no_stream_or_camera_type():
+    """The stream's types live where the stream is made (vision/stream.py) or served (server/events.py)."""
+    assert stream_types_in(ROOT) == []
+
+
+def test_a_stream_type_in_mechanics_is_found(tmp_path):
+    root = _tree(tmp_path, {"mechanics/roll.py": "class Roll:\n    pass\nclass CameraStatus:\n    pass\n"})
+    assert stream_types_in(root) == ["mechanics/roll.py:3 CameraStatus"]

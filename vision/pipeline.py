@@ -1,10 +1,12 @@
 """The live pipeline: a frame source driving a `Watcher` on a thread, publishing events.
 
 `Pipeline(source, reader, system, options)` is what the server and `dicecam watch` run:
-- `roll.settled` / `roll.uncertain` events carry a `Roll` (the event shape in ARCHITECTURE.md);
+- `roll.settled` / `roll.uncertain` events carry a `Roll` and the frame it was read from (`stream.py`);
 - `camera.status` events tell the source's state (connected, retrying, lost, stopped) with
   the count of junk frames skipped, so a camera that disappears is a status, never a crash;
-- `latest_frame()` is the newest frame with the dice the live view should box.
+- `latest_frame()` is the newest frame with the dice the live view should box;
+- `attach(session)` feeds another `RollSession` (the server's table makes the one it shares with rolls
+  entered by hand); without it the pipeline feeds one of its own.
 A reader that fails on a frame costs that frame, counted in `stats`, not the pipeline.
 """
 
@@ -13,24 +15,22 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.roll import CameraStatus, Event, event_of
 
 from .assembly import RollSession
 from .sources import FrameSource
+from .stream import CameraStatus, StreamEvent, make_event
 from .watcher import PipelineSettings, ReaderFn, Watcher
 
 log = logging.getLogger("dicecam.vision.pipeline")
 
-Subscriber = Callable[[Event], None]
+Subscriber = Callable[[StreamEvent], None]
 
 MESSAGES = {
     "connected": "Camera connected.",
@@ -51,10 +51,6 @@ class PipelineStats:
     reader_errors: int = 0
     latencies_ms: deque = field(default_factory=lambda: deque(maxlen=100))  # first still frame -> event
 
-
-
-def _event(type_: str, data: Any) -> Event:
-    return event_of(type_, data, id=str(uuid.uuid4()), ts=datetime.now(timezone.utc))
 
 
 class Pipeline:
@@ -85,10 +81,12 @@ class Pipeline:
         """Whether the frames come from the bundled demo clip (its rolls are demo rolls)."""
         return self.source.spec == "demo"
 
-    @property
-    def session(self) -> RollSession:
-        """The roll session the camera feeds: rolls entered by hand join it, so their follow-ups chain."""
-        return self.watcher.session
+    def attach(self, session: RollSession) -> None:
+        """Feed `session` from now on (before start): the server's table shares it with rolls entered by hand,
+        so a luck die typed in joins the check the camera read."""
+        if session.base_colour is None:  # the camera's own setting (watch --base-colour) still applies
+            session.base_colour = self.watcher.session.base_colour
+        self.watcher.session = session
 
     def subscribe(self, callback: Subscriber) -> None:
         self._subscribers.append(callback)
@@ -140,7 +138,7 @@ class Pipeline:
                 self.stats.rolls += 1
                 if self.watcher.still_at is not None:
                     self.stats.latencies_ms.append((time.monotonic() - self.watcher.still_at) * 1000)
-                self._publish(_event(f"roll.{roll.status}", roll))
+                self._publish(make_event(f"roll.{roll.status}", roll, frame=frame))
 
     def _warm(self) -> None:
         """One read of a blank frame, so the first roll does not pay the runtime's start-up."""
@@ -153,7 +151,11 @@ class Pipeline:
         with self._lock:
             pending, self._pending = self._pending, None
         if pending is not None:
-            self.watcher.session.configure(*pending)
+            session = self.watcher.session
+            # The table that attached the session may have configured it already: configuring it again
+            # would forget the roll a follow-up throw joins.
+            if (session.system, session.options) != pending:
+                session.configure(*pending)
             if self.source.follow is not None:
                 self.source.follow(*pending)
 
@@ -169,11 +171,11 @@ class Pipeline:
             message = f"{message[:-1]} ({info['detail']})."
         data = CameraStatus(status=self.status, message=message, source=self.source.spec,
                             skipped_frames=int(info.get("skipped_frames", 0)))
-        self._publish(_event("camera.status", data))
+        self._publish(make_event("camera.status", data))
         if self._outer_status is not None:
             self._outer_status(info)
 
-    def _publish(self, event: Event) -> None:
+    def _publish(self, event: StreamEvent) -> None:
         for callback in list(self._subscribers):
             try:
                 callback(event)

@@ -1,6 +1,6 @@
 """The rules engine's entry points: a roll over a system's own cap names that cap, options given as
 another system's model keep their values, a roll carries any system's verdict, each system says what
-throw may continue a settled roll, and an event carries a roll."""
+throw may continue a settled roll."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dicecam.mechanics.follow_up import FollowUp
 from dicecam.mechanics.options import validate_options
 from dicecam.mechanics.percentile import ChanceOptions, PercentileOptions
 from dicecam.mechanics.registry import MAX_RESOLVE_DICE
-from dicecam.mechanics.roll import CameraEvent, Roll, RollEvent, event_of
+from dicecam.mechanics.roll import Roll
 
 
 def test_a_hundred_dice_reach_the_system_which_names_its_own_cap():
@@ -120,16 +120,3 @@ def test_a_follow_up_names_the_roll_it_joins_and_which_dice_are_its_own():
     assert (first.joins, first.dice, first.extra, first.remaining) == ("r0", roll.dice[:2], roll.dice[2:], 3)
     whole = FollowUp.of(roll, "pool")
     assert (whole.joins, whole.dice, whole.extra, whole.carry) == ("r1", roll.dice, [], 0)
-
-
-# -- events ---------------------------------------------------------------------------------------
-
-def test_an_event_is_made_of_its_type_id_time_and_data():
-    roll = roll_of("futile-kingdoms", registry.resolve("futile-kingdoms", parse_dice(["d6:5:red", "d6:2:white"])))
-    ev = event_of("roll.settled", roll, id="e1", ts=TS)
-    assert isinstance(ev, RollEvent)
-    assert (ev.v, ev.type, ev.id, ev.ts, ev.data) == (1, "roll.settled", "e1", TS, roll)
-    cam = event_of("camera.status", {"status": "lost"}, id="e2", ts=TS)
-    assert isinstance(cam, CameraEvent) and cam.data.status == "lost"
-    with pytest.raises(ValidationError):  # a camera event carrying a roll is not a camera event
-        event_of("camera.status", roll, id="e3", ts=TS)

@@ -121,8 +121,11 @@ def sample_frame() -> np.ndarray:
 class FakePipeline:
     """Stands in for vision.pipeline.Pipeline; `emit()` is the test hook (runs on its own thread)."""
 
+    demo = False
+
     def __init__(self):
         self.status = "running"
+        self.session = None
         self.callbacks = []
         self.started = self.stopped = False
         self.configured = []
@@ -142,6 +145,9 @@ class FakePipeline:
     def configure(self, system, options):
         self.configured.append((system, options))
 
+    def attach(self, session):
+        self.session = session
+
     def latest_frame(self):
         return self.frame_id, self.frame, self.dice
 
@@ -154,7 +160,7 @@ class FakePipeline:
         roll = Roll(id=str(uuid.uuid4()), ts=datetime.now(timezone.utc), source="camera", status=status,
                     reason=None if adj else "a die is cocked", frame_id=self.frame_id, system=system,
                     options=options or {}, dice=dice, adjudication=adj)
-        ev = make_event(f"roll.{status}", roll)
+        ev = make_event(f"roll.{status}", roll, frame=self.frame)
         t = threading.Thread(target=lambda: [cb(ev) for cb in self.callbacks])
         t.start()
         if wait:

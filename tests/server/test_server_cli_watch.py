@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dicecam.mechanics.roll import parse_event
+from dicecam.server.events import parse_event
 from dicecam.server.cli import main
 from dicecam.vision.sources import demo_paths
 

@@ -49,7 +49,7 @@ class DemoPipeline(FakePipeline):
                  adjudication=FakeRules().resolve("sum", self.dice, {}))
         from dicecam.server.events import make_event
 
-        ev = make_event("roll.settled", r)
+        ev = make_event("roll.settled", r, frame=self.frame)
         for cb in self.callbacks:
             cb(ev)
         return r
@@ -68,7 +68,7 @@ def test_the_pipeline_labels_the_rolls_of_the_demo_clip(spec, source):
     frames = [np.zeros((48, 64, 3), np.uint8)]
     p = Pipeline(memory_source(frames, spec=spec), lambda f: [], "sum", {}, warm_up=False)
     assert p.demo is (spec == "demo")
-    assert p.session.source == source
+    assert p.watcher.session.source == source
 
 
 # -- the store ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from dicecam.mechanics.roll import parse_event
+from dicecam.server.events import parse_event
 from dicecam.server.app import create_app
 from dicecam.server.rulebook import load_rules
 from dicecam.server.settings import ServerSettings

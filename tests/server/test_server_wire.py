@@ -12,6 +12,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from dicecam.mechanics import registry
@@ -84,3 +85,15 @@ def test_the_api_document_is_as_before(tmp_path):
     finally:
         store.close()
     _matches("openapi.json", body)
+
+
+def test_an_event_is_typed_by_its_type():
+    from dicecam.server.events import parse_event
+
+    roll = _rolls()[4].model_dump(mode="json")
+    ev = parse_event({"v": 1, "type": "roll.settled", "id": "e1", "ts": "2026-11-23T00:00:00Z", "data": roll})
+    assert ev.data.adjudication.dr == _rolls()[4].adjudication.dr
+    cam = parse_event({"type": "camera.status", "id": "e2", "ts": "2026-11-23T00:00:00Z", "data": {"status": "lost"}})
+    assert cam.data.status == "lost" and cam.model_dump(mode="json")["data"] == {"status": "lost"}
+    with pytest.raises(ValueError):  # a camera event carrying a roll is not a camera event
+        parse_event({"type": "camera.status", "id": "e3", "ts": "2026-11-23T00:00:00Z", "data": roll})
