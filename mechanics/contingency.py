@@ -1,4 +1,14 @@
-"""Contingency skill checks (seed 000): three dice, take the middle (or highest/lowest), luck, omens."""
+"""Contingency skill checks (seed 000): three dice, take the middle (or highest/lowest), luck, omens.
+
+The rule is written once, in pieces both the verdict and the odds run: a face as it counts (`face`), the
+order the dice sort in (`sort_key`), which one is the result (`pick_position`), the omens of a value
+(`omens_of`) and the end of the check (`settle`: luck, target, fail by one). `check` runs them on the real
+dice; `odds` runs the same pieces over every face of the three dice. Not through icepool's multiset
+evaluator, as contingency-action's odds are: which die gives the result depends on its size (ties), its
+place (a face modifier is given per die) and the tie order, so the pool is not a multiset of like dice;
+the three dice are enumerated instead (at most 12^3 faces), equal checks grouped before the luck die.
+`score` builds the numbers and each die's fate; `explain` and `summarise` turn them into words.
+"""
 
 from __future__ import annotations
 
@@ -190,51 +200,65 @@ def check(kinds: Sequence[DieType], values: Sequence[int], opts: ContingencyOpti
     keys = sorted(sort_key(kinds[i], eff[i], i, opts.tie_order) for i in range(len(eff)))
     order = [k[2] for k in keys]
     idx = order[pick_position(opts)]
-    result = eff[idx]
+    omens = [omens_of(v) for v in eff]
+    return Check(order, idx, eff[idx], *settle(eff[idx], (sum(p for p, _ in omens), sum(g for _, g in omens)),
+                                                luck, opts.target))
+
+
+class Settled(NamedTuple):
+    total: int
+    success: bool
+    fail_by_one: bool
+    player: int
+    gm: int
+
+
+def settle(result: int, omens: tuple[int, int], luck: int | None, target: int) -> Settled:
+    """The end of a check, on the real dice (`check`) and over every face (`odds`): the luck die added,
+    the target met or missed by one, the luck die's omens added to the dice's (player, gm)."""
     total = result + (luck or 0)
-    player = gm = 0
-    for v in eff + ([luck] if luck is not None else []):
-        p, g = omens_of(v)
-        player, gm = player + p, gm + g
-    return Check(order, idx, result, total, total >= opts.target, total == opts.target - 1, player, gm)
+    lp, lg = omens_of(luck) if luck is not None else (0, 0)
+    return Settled(total, total >= target, total == target - 1, omens[0] + lp, omens[1] + lg)
 
 
 def _pick_word(opts: ContingencyOptions) -> Literal["middle", "highest", "lowest"]:
     return "highest" if opts.net > 0 else "lowest" if opts.net < 0 else "middle"
 
 
-def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> ContingencyAdjudication:
-    dumped = opts.model_dump()
-    if opts.choose_to_fail:
-        gm = 3 if opts.net > 0 else 1 if opts.net < 0 else 2
-        rolled = [RolledDie(**d.model_dump(), is_ignored=True, why="the player chose to fail") for d in dice]
-        s = "with advantage" if opts.net > 0 else "with disadvantage" if opts.net < 0 else "with neither advantage nor disadvantage"
-        return ContingencyAdjudication(
-            system=NAME, outcome="failure", dice=rolled, options=dumped, target=opts.target,
-            difficulty=descriptor(opts.target), success=False,
-            fail_by_one=False, player_omens=0, gm_omens=gm, pick=_pick_word(opts),
-            explanation=[f"The player chose to fail a roll that would have been made {s}.",
-                         f"The game moderator gains {gm} omen{'s' if gm != 1 else ''}."],
-            summary=f"Failure by choice: the game moderator gains {gm} omen{'s' if gm != 1 else ''}.",
-        )
-    if len(dice) != 3:
-        raise RulesError(f"a contingency check takes exactly 3 dice, got {len(dice)}")
-    for d in dice:
-        if d.type not in SKILL_DICE:
-            raise RulesError(f"a contingency check uses d4-d12 dice, not {d.type.value}")
-    kinds = [d.type for d in dice]
-    luck = DieReading.parse(opts.luck) if opts.luck else None
-    pre = check(kinds, [d.value for d in dice], opts)
-    luck_value = None
-    if luck is not None:
-        if luck.type is not kinds[pre.index]:
-            raise RulesError(
-                f"the luck die must be a {kinds[pre.index].value} (the size of the result die), not a {luck.type.value}"
-            )
-        luck_value = face(luck.type, luck.value)
-    c = check(kinds, [d.value for d in dice], opts, luck_value)
-    pick = _pick_word(opts)
-    mods = list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+def _chosen_failure(dice: Sequence[DieReading], opts: ContingencyOptions) -> ContingencyAdjudication:
+    """The player chose to fail instead of rolling: the GM gains omens by the advantage the roll had."""
+    gm = 3 if opts.net > 0 else 1 if opts.net < 0 else 2
+    rolled = [RolledDie(**d.model_dump(), is_ignored=True, why="the player chose to fail") for d in dice]
+    s = "with advantage" if opts.net > 0 else "with disadvantage" if opts.net < 0 else "with neither advantage nor disadvantage"
+    return ContingencyAdjudication(
+        system=NAME, outcome="failure", dice=rolled, options=opts.model_dump(), target=opts.target,
+        difficulty=descriptor(opts.target), success=False,
+        fail_by_one=False, player_omens=0, gm_omens=gm, pick=_pick_word(opts),
+        explanation=[f"The player chose to fail a roll that would have been made {s}.",
+                     f"The game moderator gains {gm} omen{'s' if gm != 1 else ''}."],
+        summary=f"Failure by choice: the game moderator gains {gm} omen{'s' if gm != 1 else ''}.",
+    )
+
+
+class ContingencyScore(NamedTuple):
+    """A scored check, before any words: the dice as read, the check, the luck die, each die kept or dropped."""
+
+    kinds: list[DieType]
+    faces: list[int]  # as read: a d10's 0 is still 0 here
+    mods: list[int]  # the face modifier of each die
+    check: Check
+    luck: DieReading | None
+    luck_value: int | None  # the luck die's face as it counts
+    dice: list[RolledDie]
+
+
+def _modifiers(opts: ContingencyOptions) -> list[int]:
+    return list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+
+
+def _rolled(dice: Sequence[DieReading], opts: ContingencyOptions, c: Check, luck: DieReading | None,
+            luck_value: int | None) -> list[RolledDie]:
+    mods, pick = _modifiers(opts), _pick_word(opts)
     rolled: list[RolledDie] = []
     for i, d in enumerate(dice):
         eff = face(d.type, d.value) + mods[i]
@@ -245,35 +269,72 @@ def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> Contingency
         ))
     if luck is not None:
         rolled.append(RolledDie(**luck.model_dump(), role="luck", effective=luck_value if luck_value != luck.value else None))
-    steps = []
-    shown = [f"{d.type.value} {face(d.type, d.value)}" + (f"{mods[i]:+d}={face(d.type, d.value) + mods[i]}" if mods[i] else "")
-             for i, d in enumerate(dice)]
-    steps.append("Dice after modifiers: " + ", ".join(shown) + ".")
-    if any(d.type is DieType.d10 and d.value == 0 for d in dice):
+    return rolled
+
+
+def score(dice: Sequence[DieReading], opts: ContingencyOptions) -> ContingencyScore:
+    """The rule on real dice (`check`); the luck die must be the size of the result die it helps."""
+    if len(dice) != 3:
+        raise RulesError(f"a contingency check takes exactly 3 dice, got {len(dice)}")
+    for d in dice:
+        if d.type not in SKILL_DICE:
+            raise RulesError(f"a contingency check uses d4-d12 dice, not {d.type.value}")
+    kinds, faces = [d.type for d in dice], [d.value for d in dice]
+    luck = DieReading.parse(opts.luck) if opts.luck else None
+    luck_value = None
+    if luck is not None:
+        result_die = kinds[check(kinds, faces, opts).index]
+        if luck.type is not result_die:
+            raise RulesError(
+                f"the luck die must be a {result_die.value} (the size of the result die), not a {luck.type.value}"
+            )
+        luck_value = face(luck.type, luck.value)
+    c = check(kinds, faces, opts, luck_value)
+    return ContingencyScore(kinds, faces, _modifiers(opts), c, luck, luck_value, _rolled(dice, opts, c, luck, luck_value))
+
+
+def explain(s: ContingencyScore, opts: ContingencyOptions) -> list[str]:
+    """The steps of a check, in the order the rule takes them."""
+    c, kinds, mods = s.check, s.kinds, s.mods
+    eff = [face(k, v) for k, v in zip(kinds, s.faces)]
+    shown = [f"{k.value} {e}" + (f"{m:+d}={e + m}" if m else "") for k, e, m in zip(kinds, eff, mods)]
+    steps = ["Dice after modifiers: " + ", ".join(shown) + "."]
+    if any(k is DieType.d10 and v == 0 for k, v in zip(kinds, s.faces)):
         steps.append("A d10 showing 0 counts as 10.")
     net_txt = (f"net advantage {opts.net}" if opts.net > 0 else f"net disadvantage {-opts.net}" if opts.net < 0 else "no net advantage")
     steps.append(f"Sorted lowest to highest (ties by die size {'ascending' if opts.tie_order == 'asc' else 'descending'}): "
-                 + ", ".join(f"{kinds[i].value}={face(kinds[i], dice[i].value) + mods[i]}" for i in c.order) + ".")
-    steps.append(f"With {net_txt}, the {pick} die is the result: {kinds[c.index].value} showing {c.result}.")
-    if luck_value is not None:
-        steps.append(f"Luck die {luck.type.value} adds {luck_value}: total {c.total}.")
-    word = descriptor(opts.target)
-    steps.append(f"Total {c.total} against target {opts.target} ({word}): " + ("success." if c.success else
+                 + ", ".join(f"{kinds[i].value}={eff[i] + mods[i]}" for i in c.order) + ".")
+    steps.append(f"With {net_txt}, the {_pick_word(opts)} die is the result: {kinds[c.index].value} showing {c.result}.")
+    if s.luck is not None:
+        steps.append(f"Luck die {s.luck.type.value} adds {s.luck_value}: total {c.total}.")
+    steps.append(f"Total {c.total} against target {opts.target} ({descriptor(opts.target)}): " + ("success." if c.success else
                  "failure by exactly one (a condition may turn it into a barely success)." if c.fail_by_one else "failure."))
     steps.append(f"Omens: {c.player} for the player, {c.gm} for the game moderator.")
-    outcome = "success" if c.success else "failure"
+    return steps
+
+
+def summarise(s: ContingencyScore, opts: ContingencyOptions) -> str:
+    """The check in one sentence."""
+    c = s.check
     omen_txt = ""
     if c.player or c.gm:
         omen_txt = f"; {c.player} player omen{'s' if c.player != 1 else ''}, {c.gm} GM omen{'s' if c.gm != 1 else ''}"
-    summary = (f"{outcome.capitalize()}: {pick} die {kinds[c.index].value} {c.result}"
-               + (f" plus luck {luck_value}" if luck_value is not None else "")
-               + f" makes {c.total} against {opts.target} ({word})" + (", failing by one" if c.fail_by_one else "") + omen_txt + ".")
+    return (f"{'Success' if c.success else 'Failure'}: {_pick_word(opts)} die {s.kinds[c.index].value} {c.result}"
+            + (f" plus luck {s.luck_value}" if s.luck_value is not None else "")
+            + f" makes {c.total} against {opts.target} ({descriptor(opts.target)})"
+            + (", failing by one" if c.fail_by_one else "") + omen_txt + ".")
+
+
+def resolve(dice: Sequence[DieReading], opts: ContingencyOptions) -> ContingencyAdjudication:
+    if opts.choose_to_fail:
+        return _chosen_failure(dice, opts)
+    s = score(dice, opts)
+    c, kind = s.check, s.kinds[s.check.index].value
     return ContingencyAdjudication(
-        system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary, options=dumped,
-        result=c.result, result_die=kinds[c.index].value, luck_die=kinds[c.index].value,
-        luck_value=luck_value, total=c.total, target=opts.target, difficulty=word, success=c.success,
-        fail_by_one=c.fail_by_one,
-        player_omens=c.player, gm_omens=c.gm, pick=pick,
+        system=NAME, outcome="success" if c.success else "failure", dice=s.dice, explanation=explain(s, opts),
+        summary=summarise(s, opts), options=opts.model_dump(), result=c.result, result_die=kind, luck_die=kind,
+        luck_value=s.luck_value, total=c.total, target=opts.target, difficulty=descriptor(opts.target),
+        success=c.success, fail_by_one=c.fail_by_one, player_omens=c.player, gm_omens=c.gm, pick=_pick_word(opts),
     )
 
 
@@ -300,12 +361,11 @@ def odds(pool: Sequence[DieType], opts: ContingencyOptions) -> Odds:
     denom = prod(k.sides for k in kinds)
     tally: Counter = Counter()
     for (kind, result, player, gm), n in groups.items():
-        lucks = [(face(kind, v), 1) for v in kind.faces] if opts.with_luck else [(None, 1)]
+        lucks = [face(kind, v) for v in kind.faces] if opts.with_luck else [None]
         scale = kind.sides if opts.with_luck else 1
-        for luck, _ in lucks:
-            lp, lg = omens_of(luck) if luck is not None else (0, 0)
-            total = result + (luck or 0)
-            tally[(total >= o.target, total == o.target - 1, player + lp > 0, gm + lg > 0)] += Fraction(n, denom * scale)
+        for luck in lucks:
+            end = settle(result, (player, gm), luck, o.target)
+            tally[(end.success, end.fail_by_one, end.player > 0, end.gm > 0)] += Fraction(n, denom * scale)
     succ = sum((p for k, p in tally.items() if k[0]), Fraction(0))
     outcomes = [entry("success", succ), entry("failure", 1 - succ)]
     events = [entry(name, sum((p for k, p in tally.items() if k[i]), Fraction(0)))

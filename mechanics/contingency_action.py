@@ -1,9 +1,15 @@
-"""Contingency action rolls (seed 001): d8 action dice, d6 pressure dice, resource pools."""
+"""Contingency action rolls (seed 001): d8 action dice, d6 pressure dice, resource pools.
+
+The rule is written once: the action dice as one order-independent fold (`INIT`, `step`, `score_final`)
+and the pressure cuts (`cut`). `score` runs the fold over the real faces (`odds.fold`); `odds` runs the
+same fold over every face with icepool's multiset evaluator (`odds.FoldEvaluator`), then the same cuts.
+`score` builds the numbers and each die's fate; `explain` and `summarise` turn them into words.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 import icepool
 from pydantic import Field
@@ -86,14 +92,31 @@ def _level_name(score: int) -> str:
     return LEVELS[min(score, 4)]
 
 
-def resolve(dice: Sequence[DieReading], opts: ActionOptions) -> ActionAdjudication:
+class ActionScore(NamedTuple):
+    """A scored action roll, before any words: the numbers, and each die kept, dropped or ignored with why."""
+
+    action: list[int]  # the d8 faces, as read
+    pressure: list[int]  # the d6 faces, as read
+    eights: int
+    before: str  # the level before pressure cuts it
+    kept: int  # the kept action die (the lower on a zero-dice roll)
+    sixes: int
+    outcome: str  # the action ladder's word after the cuts
+    critical_levels: int
+    tension: int
+    dice: list[RolledDie]
+    removed: int  # resource pool: dice at 6 or more (0 on an action roll)
+
+
+def _checked(dice: Sequence[DieReading], opts: ActionOptions) -> tuple[list[int], list[int]]:
+    """The action and pressure faces of a throw the rules accept."""
     if len(dice) > MAX_DICE:
         raise LimitError(f"{len(dice)} dice is over the cap of {MAX_DICE}")
     other = [d for d in dice if d.type not in (DieType.d8, DieType.d6)]
     if other:
         raise RulesError(f"an action roll uses d8 action dice and d6 pressure dice, not {other[0].type.value}")
-    action = [d for d in dice if d.type is DieType.d8]
-    pressure = [d for d in dice if d.type is DieType.d6]
+    action = [d.value for d in dice if d.type is DieType.d8]
+    pressure = [d.value for d in dice if d.type is DieType.d6]
     if opts.mode == "resource" and pressure:
         raise RulesError("a resource pool roll uses d8 dice only")
     if opts.zero_dice and len(action) != 2:
@@ -102,13 +125,11 @@ def resolve(dice: Sequence[DieReading], opts: ActionOptions) -> ActionAdjudicati
         raise RulesError("no action dice (d8) read; for a zero-dice roll pass zero_dice and roll two d8")
     if opts.mode == "resource" and opts.pool_size is not None and opts.pool_size != len(action):
         raise RulesError(f"the resource pool holds {opts.pool_size} dice but {len(action)} were read")
-    state = fold(INIT, step, lambda s: s, [level_of(d.value) for d in action])
-    score = score_final(opts.zero_dice)(state)
-    n8 = state[2]
-    lo, hi = min(d.value for d in action), max(d.value for d in action)
-    sixes = sum(1 for d in pressure if d.value == 6)
-    outcome, crit, tension = cut(score, sixes)
-    kept_value = lo if opts.zero_dice else hi
+    return action, pressure
+
+
+def _rolled(dice: Sequence[DieReading], opts: ActionOptions, kept_value: int) -> list[RolledDie]:
+    """Each die with its role: the one kept action die, the dropped ones, the pressure sixes that cut."""
     rolled: list[RolledDie] = []
     kept_done = False
     for d in dice:
@@ -128,50 +149,97 @@ def resolve(dice: Sequence[DieReading], opts: ActionOptions) -> ActionAdjudicati
             six = d.value == 6
             rolled.append(RolledDie(**d.model_dump(), role="pressure", is_ignored=not six,
                                     why=None if six else "a pressure die cuts only on a 6"))
-    before = _level_name(score)
-    steps = [f"Action dice: {', '.join(str(d.value) for d in action)}."]
+    return rolled
+
+
+def score(dice: Sequence[DieReading], opts: ActionOptions) -> ActionScore:
+    """The rule on real dice: the same fold `odds` runs over every face (INIT, step, score_final), then the cuts."""
+    action, pressure = _checked(dice, opts)
+    state = fold(INIT, step, lambda s: s, [level_of(v) for v in action])
+    points = score_final(opts.zero_dice)(state)
+    sixes = sum(1 for v in pressure if v == 6)
+    outcome, crit, tension = cut(points, sixes)
+    kept = min(action) if opts.zero_dice else max(action)
+    return ActionScore(action, pressure, state[2], _level_name(points), kept, sixes, outcome, crit, tension,
+                       _rolled(dice, opts, kept), sum(1 for v in action if v >= 6))
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return word if n == 1 else many or word + "s"
+
+
+def explain(s: ActionScore, opts: ActionOptions) -> list[str]:
+    """The steps of an action roll, in the order the rule takes them."""
+    steps = [f"Action dice: {', '.join(map(str, s.action))}."]
     if opts.zero_dice:
-        steps.append(f"Zero dice: the lower d8 counts, {lo}; no critical is possible.")
-    elif n8 >= 2:
-        steps.append(f"{n8} eights: a critical with {n8 - 1} critical level{'s' if n8 > 2 else ''}.")
+        steps.append(f"Zero dice: the lower d8 counts, {s.kept}; no critical is possible.")
+    elif s.eights >= 2:
+        steps.append(f"{s.eights} eights: a critical with {s.eights - 1} critical level{'s' if s.eights > 2 else ''}.")
     else:
-        steps.append(f"Highest die {hi}: {before}.")
-    if pressure:
-        steps.append(f"Pressure dice: {', '.join(str(d.value) for d in pressure)}; {sixes} six{'es' if sixes != 1 else ''}.")
-    if sixes:
-        steps.append(f"Each six cuts one level (critical levels first): {before} becomes {outcome}"
-                     + (f" with {crit} critical level{'s' if crit != 1 else ''}" if outcome == 'critical' else "") + ".")
-    if tension:
-        steps.append(f"{tension} cut{'s' if tension != 1 else ''} below disaster: the GM gains {tension} tension token{'s' if tension != 1 else ''}.")
-    head = f"{outcome.capitalize()} outcome: " + (f"lower die {lo}" if opts.zero_dice else
-                                                  f"{n8} eights" if n8 >= 2 else f"highest die {hi}")
-    if sixes:
-        cut_word = {1: "one", 2: "two", 3: "three"}.get(sixes, str(sixes))
-        if before == outcome == "critical":
-            head += f"; {cut_word} pressure six{'es' if sixes != 1 else ''} cut {sixes} critical level{'s' if sixes != 1 else ''}"
-        elif before == outcome:
-            head += f"; {cut_word} pressure six{'es' if sixes != 1 else ''} could not cut below Disaster"
+        steps.append(f"Highest die {s.kept}: {s.before}.")
+    if s.pressure:
+        steps.append(f"Pressure dice: {', '.join(map(str, s.pressure))}; {s.sixes} {_plural(s.sixes, 'six', 'sixes')}.")
+    if s.sixes:
+        steps.append(f"Each six cuts one level (critical levels first): {s.before} becomes {s.outcome}"
+                     + (f" with {s.critical_levels} critical {_plural(s.critical_levels, 'level')}"
+                        if s.outcome == 'critical' else "") + ".")
+    if s.tension:
+        steps.append(f"{s.tension} {_plural(s.tension, 'cut')} below disaster: the GM gains {s.tension} tension "
+                     f"{_plural(s.tension, 'token')}.")
+    return steps
+
+
+def summarise(s: ActionScore, opts: ActionOptions) -> str:
+    """The action roll in one sentence."""
+    head = f"{s.outcome.capitalize()} outcome: " + (f"lower die {s.kept}" if opts.zero_dice else
+                                                    f"{s.eights} eights" if s.eights >= 2 else f"highest die {s.kept}")
+    if s.sixes:
+        count = {1: "one", 2: "two", 3: "three"}.get(s.sixes, str(s.sixes))
+        sixes = f"{count} pressure {_plural(s.sixes, 'six', 'sixes')}"
+        if s.before == s.outcome == "critical":
+            head += f"; {sixes} cut {s.sixes} critical {_plural(s.sixes, 'level')}"
+        elif s.before == s.outcome:
+            head += f"; {sixes} could not cut below Disaster"
         else:
-            head += f"; {cut_word} pressure six{'es' if sixes != 1 else ''} cut {before.capitalize()} to {outcome.capitalize()}"
-    if tension:
-        head += f"; the GM gains {tension} tension"
-    fields = dict(system=NAME, dice=rolled, options=opts.model_dump(), highest=kept_value, eights=n8,
-                  level_before_cuts=before, critical_levels=crit, cuts=sixes, tension=tension, action_outcome=outcome)
+            head += f"; {sixes} cut {s.before.capitalize()} to {s.outcome.capitalize()}"
+    if s.tension:
+        head += f"; the GM gains {s.tension} tension"
+    return head + "."
+
+
+def resource_word(s: ActionScore) -> str:
+    remaining = len(s.action) - s.removed
+    return "depleted" if remaining == 0 else "none-removed" if s.removed == 0 else "diminished"
+
+
+def explain_resource(s: ActionScore) -> tuple[list[str], str]:
+    """A resource pool roll's own steps (after the action steps) and its one sentence."""
+    n, removed = len(s.action), s.removed
+    remaining, word = n - removed, resource_word(s)
+    steps = [f"Resource pool: {removed} of {n} dice showed 6 or more and are removed; {remaining} remain."]
+    if word == "depleted":
+        steps.append("The pool is empty: the event happens or the resource runs out.")
+    elif word == "none-removed":
+        steps.append("No die was removed: the GM applies a secondary effect or a minor consequence.")
+    summary = {"depleted": f"Pool depleted: all {n} dice removed.",
+               "diminished": f"Pool diminished: {removed} removed, {remaining} remain.",
+               "none-removed": f"No dice removed: {remaining} remain and a minor consequence applies."}[word]
+    return steps, summary
+
+
+def resolve(dice: Sequence[DieReading], opts: ActionOptions) -> ActionAdjudication:
+    s = score(dice, opts)
+    fields = dict(system=NAME, dice=s.dice, options=opts.model_dump(), highest=s.kept, eights=s.eights,
+                  level_before_cuts=s.before, critical_levels=s.critical_levels, cuts=s.sixes, tension=s.tension,
+                  action_outcome=s.outcome)
+    steps = explain(s, opts)
     if opts.mode == "resource":
-        removed = sum(1 for d in action if d.value >= 6)
-        remaining = len(action) - removed
-        word = "depleted" if remaining == 0 else "none-removed" if removed == 0 else "diminished"
-        steps.append(f"Resource pool: {removed} of {len(action)} dice showed 6 or more and are removed; {remaining} remain.")
-        if word == "depleted":
-            steps.append("The pool is empty: the event happens or the resource runs out.")
-        elif word == "none-removed":
-            steps.append("No die was removed: the GM applies a secondary effect or a minor consequence.")
-        summary = {"depleted": f"Pool depleted: all {len(action)} dice removed.",
-                   "diminished": f"Pool diminished: {removed} removed, {remaining} remain.",
-                   "none-removed": f"No dice removed: {remaining} remain and a minor consequence applies."}[word]
-        return ActionAdjudication(**fields, outcome=word, explanation=steps, summary=summary, remaining=remaining,
-                                  removed=removed, depleted=remaining == 0, none_removed=removed == 0)
-    return ActionAdjudication(**fields, outcome=outcome, explanation=steps, summary=head + ".")
+        more, summary = explain_resource(s)
+        remaining = len(s.action) - s.removed
+        return ActionAdjudication(**fields, outcome=resource_word(s), explanation=steps + more, summary=summary,
+                                  remaining=remaining, removed=s.removed, depleted=remaining == 0,
+                                  none_removed=s.removed == 0)
+    return ActionAdjudication(**fields, outcome=s.outcome, explanation=steps, summary=summarise(s, opts))
 
 
 def odds(pool: Sequence[DieType], opts: ActionOptions) -> Odds:

@@ -1,9 +1,17 @@
-"""Emergence d10 rolls (seed 003): base + modifiers, take highest/lowest, Wyrd zeros and re-rolls."""
+"""Emergence d10 rolls (seed 003): base + modifiers, take highest/lowest, Wyrd zeros and re-rolls.
+
+`score` runs the rule on the real dice and the re-rolls made; `explain` and `summarise` turn its result
+into words. The odds cannot come from that same definition: a Wyrd base is re-rolled until it shows 1-9,
+and each re-rolled 0 asks for another, so the chain has no end for an evaluator to run over (icepool's
+would need a cap, and a capped chain is not exact). `distribution` sums it in closed form instead, from
+the same facts the rule states (a 0 base drops the last modifier, a 0 cuts the later modifiers, each
+re-rolled 0 drops one more); tests/mechanics check it against `resolve` run over every face and re-roll.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 from pydantic import Field, field_validator
 
@@ -65,7 +73,71 @@ def best(values: Sequence[int], direction: str) -> int:
     return max(values) if direction == "+" else min(values)
 
 
-def resolve(dice: Sequence[DieReading], opts: EmergenceOptions) -> EmergenceAdjudication:
+class EmergenceScore(NamedTuple):
+    """A scored Emergence roll, before any words: what each zero and re-roll did, and the outcome."""
+
+    base: int
+    mods: list[int]
+    fate: list[tuple[str, str | None]]  # each die's role, and why it is not counted (None: counted)
+    wyrdness: int
+    disrupted_at: int | None  # a base of 1-9: the modifier whose 0 cut it and every later one
+    dropped: int | None  # a Wyrd base: the last modifier, dropped
+    zero_at: int | None  # a Wyrd base: the modifier whose 0 added a Wyrdness and cut the later ones
+    rerolls: list[tuple[int, int | None]]  # each re-roll used, and the modifier a re-rolled 0 dropped
+    counted: list[int]  # the base (or its re-roll) and the modifiers still counted; empty while a Wyrd waits
+    result: int | None  # None while a Wyrd base waits for its re-roll
+
+
+def _fates(n: int) -> list[tuple[str, str | None]]:
+    return [("base", None)] + [("modifier", None)] * n
+
+
+def _plain(base: int, mods: list[int]) -> tuple[list, int | None, list[int]]:
+    """A base of 1-9: (fates, the modifier 0 that disrupted the roll, the faces counted)."""
+    fate = _fates(len(mods))
+    cut = next((i for i, m in enumerate(mods) if m == 0), None)
+    if cut is None:
+        return fate, None, [base] + mods
+    fate[1 + cut] = ("modifier", "a modifier 0: disrupted")
+    for j in range(cut + 1, len(mods)):
+        fate[1 + j] = ("modifier", "after a modifier 0: disrupted")
+    return fate, cut, [base] + mods[:cut]
+
+
+def _wyrd(mods: list[int], rerolls: Sequence[int]) -> EmergenceScore:
+    """A base of 0: the last modifier drops, a modifier 0 adds a Wyrdness, each re-rolled 0 another and
+    drops one more modifier, until a re-roll of 1-9 is the new base."""
+    fate, kept = _fates(len(mods)), list(range(len(mods)))
+    wyrdness, dropped, zero_at = 1, None, None
+    if kept:
+        dropped = kept.pop()
+        fate[1 + dropped] = ("modifier", "the last modifier is dropped on a Wyrd base")
+    zero_at = next((i for i in kept if mods[i] == 0), None)
+    if zero_at is not None:
+        wyrdness += 1
+        fate[1 + zero_at] = ("modifier", "a modifier 0 on a Wyrd base: one more Wyrdness")
+        for j in kept[zero_at + 1:]:
+            fate[1 + j] = ("modifier", "after a modifier 0: ignored")
+        kept = kept[:zero_at]
+    value, used = None, []
+    for r in rerolls:
+        if value is not None:
+            raise RulesError(f"more re-rolls than needed: the re-roll {value} already ended the Wyrd")
+        gone = None
+        if r == 0:
+            wyrdness += 1
+            if kept:
+                gone = kept.pop()
+                fate[1 + gone] = ("modifier", "dropped by a re-rolled 0")
+        else:
+            value = r
+        used.append((r, gone))
+    counted = [] if value is None else [value] + [mods[i] for i in kept]
+    return EmergenceScore(0, mods, fate, wyrdness, None, dropped, zero_at, used, counted, None)
+
+
+def score(dice: Sequence[DieReading], opts: EmergenceOptions) -> EmergenceScore:
+    """The rule on real dice. Its odds are summed in closed form (`distribution`): see the module's docstring."""
     if not dice:
         raise RulesError("an Emergence roll needs at least the base d10")
     if len(dice) > MAX_DICE:
@@ -74,78 +146,61 @@ def resolve(dice: Sequence[DieReading], opts: EmergenceOptions) -> EmergenceAdju
     if bad:
         raise RulesError(f"Emergence rolls d10s only, not {bad[0].type.value}")
     base, mods = dice[0].value, [d.value for d in dice[1:]]
-    fate: list[tuple[str | None, str | None]] = [("base", None)] + [("modifier", None)] * len(mods)
-    steps = [f"Base {base}; modifiers {', '.join(map(str, mods)) or 'none'} ({'highest' if opts.direction == '+' else 'lowest'} counts)."]
-    wyrdness, disrupted = 0, False
-    kept = list(range(len(mods)))  # indices of modifiers still counted
-    if base != 0:
+    if base == 0:
+        s = _wyrd(mods, opts.rerolls)
+    else:
         if opts.rerolls:
             raise RulesError("re-rolls are only made when the base is 0")
-        for i, m in enumerate(mods):
-            if m == 0:
-                disrupted = True
-                kept = kept[:i]
-                fate[1 + i] = ("modifier", "a modifier 0: disrupted")
-                for j in range(i + 1, len(mods)):
-                    fate[1 + j] = ("modifier", "after a modifier 0: disrupted")
-                steps.append(f"Modifier {i + 1} is 0: it and every later modifier are ignored (disrupted, no re-roll).")
-                break
-        value = base
-    else:
-        wyrdness = 1
+        fate, cut, counted = _plain(base, mods)
+        s = EmergenceScore(base, mods, fate, 0, cut, None, None, [], counted, None)
+    return s._replace(result=best(s.counted, opts.direction)) if s.counted else s
+
+
+def explain(s: EmergenceScore, opts: EmergenceOptions) -> list[str]:
+    """The steps of an Emergence roll, in the order the rule takes them."""
+    which = "highest" if opts.direction == "+" else "lowest"
+    steps = [f"Base {s.base}; modifiers {', '.join(map(str, s.mods)) or 'none'} ({which} counts)."]
+    if s.disrupted_at is not None:
+        steps.append(f"Modifier {s.disrupted_at + 1} is 0: it and every later modifier are ignored (disrupted, no re-roll).")
+    if s.base == 0:
         steps.append("The base is 0: a Wyrd result.")
-        if kept:
-            last = kept.pop()
-            fate[1 + last] = ("modifier", "the last modifier is dropped on a Wyrd base")
-            steps.append(f"The last modifier ({mods[last]}) is dropped.")
-        for pos, i in enumerate(list(kept)):
-            if mods[i] == 0:
-                wyrdness += 1
-                fate[1 + i] = ("modifier", "a modifier 0 on a Wyrd base: one more Wyrdness")
-                for j in kept[pos + 1:]:
-                    fate[1 + j] = ("modifier", "after a modifier 0: ignored")
-                kept = kept[:pos]
-                steps.append(f"Modifier {i + 1} is 0: one more Wyrdness, and later modifiers are ignored.")
-                break
-        value = None
-        used: list[int] = []
-        for r in opts.rerolls:
-            if value is not None:
-                raise RulesError(f"more re-rolls than needed: the re-roll {value} already ended the Wyrd")
-            used.append(r)
-            if r == 0:
-                wyrdness += 1
-                msg = "Re-roll 0: one more Wyrdness"
-                if kept:
-                    gone = kept.pop()
-                    fate[1 + gone] = ("modifier", "dropped by a re-rolled 0")
-                    msg += f", and modifier {gone + 1} ({mods[gone]}) is dropped"
-                steps.append(msg + ".")
-            else:
-                value = r
+        if s.dropped is not None:
+            steps.append(f"The last modifier ({s.mods[s.dropped]}) is dropped.")
+        if s.zero_at is not None:
+            steps.append(f"Modifier {s.zero_at + 1} is 0: one more Wyrdness, and later modifiers are ignored.")
+        for r, gone in s.rerolls:
+            if r:
                 steps.append(f"Re-roll {r}: the new base.")
-        if value is None:
-            rolled = _rolled(dice, fate)
-            name = wyrd_name(wyrdness)
-            return EmergenceAdjudication(
-                system=NAME, outcome="reroll", dice=rolled, options=opts.model_dump(), result=None, label=None,
-                wyrdness=wyrdness, wyrd=name, disrupted=disrupted, base=base, rerolls=list(opts.rerolls),
-                explanation=steps + ["Re-roll the base die to find the outcome."],
-                summary=f"{name}: re-roll the base die to find the outcome.",
-            )
-    counted = [value] + [mods[i] for i in kept]
-    result = best(counted, opts.direction)
-    label = LABELS[result]
-    if len(counted) > 1:
-        steps.append(f"Counted: {', '.join(map(str, counted))}; the {'highest' if opts.direction == '+' else 'lowest'} is {result}.")
-    name = wyrd_name(wyrdness)
-    steps.append(f"Outcome {result}: {(name + ' ') if name else ''}{label}.")
-    rolled = _rolled(dice, fate)
-    summary = f"{(name + ' ') if name else ''}{label} ({result})" + ("; a modifier 0 disrupted the roll" if disrupted else "") + "."
+            else:
+                steps.append("Re-roll 0: one more Wyrdness"
+                             + (f", and modifier {gone + 1} ({s.mods[gone]}) is dropped" if gone is not None else "") + ".")
+    if s.result is None:
+        return steps + ["Re-roll the base die to find the outcome."]
+    if len(s.counted) > 1:
+        steps.append(f"Counted: {', '.join(map(str, s.counted))}; the {which} is {s.result}.")
+    name = wyrd_name(s.wyrdness)
+    steps.append(f"Outcome {s.result}: {(name + ' ') if name else ''}{LABELS[s.result]}.")
+    return steps
+
+
+def summarise(s: EmergenceScore) -> str:
+    """The roll in one sentence."""
+    name = wyrd_name(s.wyrdness)
+    if s.result is None:
+        return f"{name}: re-roll the base die to find the outcome."
+    summary = (f"{(name + ' ') if name else ''}{LABELS[s.result]} ({s.result})"
+               + ("; a modifier 0 disrupted the roll" if s.disrupted_at is not None else "") + ".")
+    return summary[0].upper() + summary[1:]
+
+
+def resolve(dice: Sequence[DieReading], opts: EmergenceOptions) -> EmergenceAdjudication:
+    s = score(dice, opts)
+    label = None if s.result is None else LABELS[s.result]
     return EmergenceAdjudication(
-        system=NAME, outcome=label.lower(), dice=rolled, explanation=steps, summary=summary[0].upper() + summary[1:],
-        options=opts.model_dump(), result=result, label=label, wyrdness=wyrdness, wyrd=name, disrupted=disrupted,
-        base=base, rerolls=list(opts.rerolls),
+        system=NAME, outcome="reroll" if label is None else label.lower(), dice=_rolled(dice, s.fate),
+        explanation=explain(s, opts), summary=summarise(s), options=opts.model_dump(), result=s.result, label=label,
+        wyrdness=s.wyrdness, wyrd=wyrd_name(s.wyrdness), disrupted=s.disrupted_at is not None, base=s.base,
+        rerolls=list(opts.rerolls),
     )
 
 

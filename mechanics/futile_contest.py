@@ -10,6 +10,12 @@ the Result whatever order they were thrown in: the sixes come first, the one fac
 6 (if any) last; a throw with two faces below 6 is refused. The earlier participants' dice
 travel in the `thrown` option ("4", "6+5"), so the resolver stays pure; the camera's session
 fills it throw by throw, and the CLI and API give it directly.
+
+The odds cannot run the verdict's own definition over every throw: exploding a 6 is the participant's
+choice, made after seeing it, so no single rule says what a throw of the future will be. `odds` assumes a
+policy (no 6 exploded, or every 6 up to EXPLODE_DEPTH times, `_d6_result`, which adds the next d6 - 3 as
+`contest_result` does) for the participants still to throw, and takes the earlier throws' Results from
+`contest_result` itself.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Futile Kingdoms deviation rolls (seed 004): a red and a white d6, DR, explosions, contests."""
+"""Futile Kingdoms deviation rolls (seed 004): a red and a white d6, DR, explosions, contests.
+
+The rule is written once: the DR of two faces (`deviation`) and the word of a result (`verdict`). `resolve`
+applies them to the real dice; `odds` maps the same `deviation` over every face of two d6 with icepool
+(`dr_die`) and the same `verdict` over the result.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""House Games d10 pools (seed 002): difficulty, successes minus ones, contested and extended rolls."""
+"""House Games d10 pools (seed 002): difficulty, successes minus ones, contested and extended rolls.
+
+The rule is written once: a die's share of the net (`die_score`), the net's word (`verdict`) and a
+contest's (`contest_verdict`). `score` sums `die_score` over the real dice; `odds` sums the same
+`die_score` over every face of n d10 with icepool (`net_die`) and maps it through the same words. `score`
+builds the numbers and each die's fate; `explain` and `summarise` turn them into words.
+"""
 
 from __future__ import annotations
 
@@ -192,16 +198,58 @@ def count_problem(read: int, expect: int, opts: HouseOptions, overage: int) -> s
             f"{'take the extra off' if diff > 0 else 'add the missing dice'} and roll again, or correct the roll")
 
 
-def resolve(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication:
+class Tally(NamedTuple):
+    """Some dice counted at a difficulty: hits, ones, and the net (hits minus ones)."""
+
+    hits: int
+    ones: int
+    net: int
+
+
+def tally(values: Sequence[int], difficulty: int) -> Tally:
+    scores = [die_score(v, difficulty) for v in values]
+    hits, ones = scores.count(1), scores.count(-1)
+    return Tally(hits, ones, hits - ones)
+
+
+def contest(net: int, their_net: int) -> tuple[str, int]:
+    """(winner, margin) of a contested roll: a net below 0 counts as 0, and a tie goes to the defender."""
+    a, b = max(net, 0), max(their_net, 0)
+    return ("actor" if a > b else "defender"), abs(a - b)
+
+
+def contest_verdict(net: int, their_net: int) -> str:
+    """The actor's outcome: a botch stays a botch, otherwise success only when the actor wins."""
+    if net < 0:
+        return "botch"
+    return "success" if contest(net, their_net)[0] == "actor" else "failure"
+
+
+class HouseScore(NamedTuple):
+    """A scored House Games roll, before any words: the numbers, and each die counted, lost or ignored with why."""
+
+    difficulty: Difficulty
+    counted: list[int]  # the actor's faces that count (a 0 is 10)
+    own: Tally
+    their_net: int | None  # contested: the defender's net
+    winner: str | None
+    margin: int | None
+    outcome: str
+    degree: str | None
+    total: int  # extended or teamwork: the prior successes plus this roll's net
+    dice: list[RolledDie]
+
+
+def _check_dice(dice: Sequence[DieReading]) -> None:
     if len(dice) > MAX_DICE:
         raise LimitError(f"{len(dice)} dice is over the cap of {MAX_DICE}")
     bad = [d for d in dice if d.type is not DieType.d10]
     if bad:
         raise RulesError(f"House Games rolls d10s only, not {bad[0].type.value}")
-    diff = difficulty_of(opts)
-    steps = [s for s in (pool_step(opts),) if s] + ["; ".join(diff.steps) + f": difficulty {diff.value}."]
-    if opts.split:
-        return _resolve_split(dice, opts, diff, steps)
+
+
+def _sides(dice: Sequence[DieReading], opts: HouseOptions) -> tuple[list[DieReading], list[DieReading]]:
+    """(the actor's dice, the defender's): told apart by colour, or the defender's are the last N."""
     if opts.opponent_colour:
         mine = [d for d in dice if d.colour != opts.opponent_colour]
         theirs = [d for d in dice if d.colour == opts.opponent_colour]
@@ -214,87 +262,133 @@ def resolve(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication
         theirs = list(dice[len(dice) - opts.opponent_dice:]) if opts.opponent_dice else []
     if opts.opponent_dice and len(mine) < 1:
         raise RulesError(f"{opts.opponent_dice} defender dice leave none for the actor")
-    lost: set[int] = set()
+    return mine, theirs
+
+
+def _lost(mine: Sequence[DieReading], opts: HouseOptions, diff: Difficulty) -> set[int]:
+    """The indices of the actor's dice set aside for a difficulty above 9, when the pool is known and
+    thrown whole; a throw of another size than the pool is refused, saying how many."""
     pool = opts.dice_pool
-    if pool is not None:
-        expect = pool - diff.overage
-        if expect < 1:
-            raise RulesError(f"a pool of {pool} loses {diff.overage} dice to the difficulty: nothing to roll")
-        if len(mine) == pool and diff.overage:
-            lost = set(range(expect, len(mine)))  # the pool rolled whole: set the overage aside
-        elif len(mine) != expect:
-            raise RulesError(count_problem(len(mine), expect, opts, diff.overage))
-    if not mine:
-        raise RulesError("no dice read")
-    counted = [d for i, d in enumerate(mine) if i not in lost]
-    scores = [die_score(d.value, diff.value) for d in counted]
-    hits, ones = scores.count(1), scores.count(-1)
-    net = hits - ones
-    rolled: list[RolledDie] = []
-    for i, d in enumerate(mine):
+    if pool is None:
+        return set()
+    expect = pool - diff.overage
+    if expect < 1:
+        raise RulesError(f"a pool of {pool} loses {diff.overage} dice to the difficulty: nothing to roll")
+    if len(mine) == pool and diff.overage:
+        return set(range(expect, len(mine)))  # the pool rolled whole: set the overage aside
+    if len(mine) != expect:
+        raise RulesError(count_problem(len(mine), expect, opts, diff.overage))
+    return set()
+
+
+def _rolled(dice: Sequence[DieReading], difficulty: int, role: str, lost: set[int] = frozenset()) -> list[RolledDie]:
+    out = []
+    for i, d in enumerate(dice):
         eff = 10 if d.value == 0 else None
         if i in lost:
-            rolled.append(RolledDie(**d.model_dump(), role="pool", is_ignored=True, why="lost to a difficulty above 9", effective=eff))
+            out.append(RolledDie(**d.model_dump(), role=role, is_ignored=True, why="lost to a difficulty above 9",
+                                 effective=eff))
             continue
-        s = die_score(d.value, diff.value)
-        why = None if s else f"below difficulty {diff.value}"
-        rolled.append(RolledDie(**d.model_dump(), role="pool", is_ignored=s == 0, why=why, effective=eff))
-    faces = ", ".join(str(10 if d.value == 0 else d.value) for d in counted)
-    steps.append(f"Dice: {faces} (a 0 counts as 10).")
-    steps.append(f"{hits} at or above {diff.value}, {ones} one{'s' if ones != 1 else ''}: net {net}.")
-    outcome = verdict(net)
-    extra: dict = {}
+        s = die_score(d.value, difficulty)
+        out.append(RolledDie(**d.model_dump(), role=role, is_ignored=s == 0,
+                             why=None if s else f"below difficulty {difficulty}", effective=eff))
+    return out
+
+
+def score(dice: Sequence[DieReading], opts: HouseOptions) -> HouseScore:
+    """The rule on real dice: each die's `die_score` summed to a net, its `verdict` (or the contest's)."""
+    _check_dice(dice)
+    diff = difficulty_of(opts)
+    mine, theirs = _sides(dice, opts)
+    lost = _lost(mine, opts, diff)
+    if not mine:
+        raise RulesError("no dice read")
+    counted = [d.value for i, d in enumerate(mine) if i not in lost]
+    own = tally(counted, diff.value)
+    rolled = _rolled(mine, diff.value, "pool", lost)
+    their_net = winner = margin = None
+    outcome, for_degree = verdict(own.net), own.net
     if theirs:
-        their_net = sum(die_score(d.value, opts.opponent_difficulty) for d in theirs)
-        for d in theirs:
-            s = die_score(d.value, opts.opponent_difficulty)
-            rolled.append(RolledDie(**d.model_dump(), role="defender", is_ignored=s == 0,
-                                    why=None if s else f"below difficulty {opts.opponent_difficulty}",
-                                    effective=10 if d.value == 0 else None))
-        a, b = max(net, 0), max(their_net, 0)
-        winner = "actor" if a > b else "defender"
-        margin = abs(a - b)
-        steps.append(f"Defender at difficulty {opts.opponent_difficulty}: net {their_net}.")
-        steps.append(f"{winner.capitalize()} wins by {margin}" + (" (a tie goes to the defender)" if a == b else "") + ".")
-        if outcome != "botch":
-            outcome = "success" if winner == "actor" else "failure"
-        extra = dict(opponent_successes=their_net, margin=margin, winner=winner)
-        net_for_degree = a - b if winner == "actor" else 0
-    else:
-        net_for_degree = net
-    degree = degree_of(net_for_degree)
-    total = opts.prior_successes + net
+        their_net = tally([d.value for d in theirs], opts.opponent_difficulty).net
+        rolled += _rolled(theirs, opts.opponent_difficulty, "defender")
+        winner, margin = contest(own.net, their_net)
+        outcome = contest_verdict(own.net, their_net)
+        for_degree = margin if winner == "actor" else 0
+    return HouseScore(diff, counted, own, their_net, winner, margin, outcome, degree_of(for_degree),
+                      opts.prior_successes + own.net, rolled)
+
+
+def _head(opts: HouseOptions, diff: Difficulty) -> list[str]:
+    """How the pool and the difficulty were found: the first steps of every House Games roll."""
+    return [s for s in (pool_step(opts),) if s] + ["; ".join(diff.steps) + f": difficulty {diff.value}."]
+
+
+def explain(s: HouseScore, opts: HouseOptions) -> list[str]:
+    """The steps of a House Games roll, in the order the rule takes them."""
+    d, own = s.difficulty.value, s.own
+    steps = _head(opts, s.difficulty)
+    steps.append(f"Dice: {', '.join(str(10 if v == 0 else v) for v in s.counted)} (a 0 counts as 10).")
+    steps.append(f"{own.hits} at or above {d}, {own.ones} one{'s' if own.ones != 1 else ''}: net {own.net}.")
+    if s.their_net is not None:
+        steps.append(f"Defender at difficulty {opts.opponent_difficulty}: net {s.their_net}.")
+        steps.append(f"{s.winner.capitalize()} wins by {s.margin}"
+                     + (" (a tie goes to the defender)" if s.margin == 0 else "") + ".")
     if opts.prior_successes or opts.extended:
-        steps.append(f"Extended or teamwork: {opts.prior_successes} earlier + {net} = {total} successes.")
-    if outcome == "botch":
+        steps.append(f"Extended or teamwork: {opts.prior_successes} earlier + {own.net} = {s.total} successes.")
+    if s.outcome == "botch":
         steps.append("More ones than successes: a botch.")
-    elif degree:
-        steps.append(f"Degree: {degree}.")
-    summary = f"{outcome.capitalize()}: {net} net success{'es' if abs(net) != 1 else ''} at difficulty {diff.value}"
-    if degree and outcome == "success":
-        summary += f", {degree}"
-    if theirs:
-        summary += f"; {extra['winner']} wins by {extra['margin']}"
-    if diff.overage:
-        summary += f"; {diff.overage} {'die' if diff.overage == 1 else 'dice'} lost to the difficulty"
+    elif s.degree:
+        steps.append(f"Degree: {s.degree}.")
+    return steps
+
+
+def summarise(s: HouseScore, opts: HouseOptions) -> str:
+    """The roll in one sentence."""
+    net, overage = s.own.net, s.difficulty.overage
+    summary = f"{s.outcome.capitalize()}: {net} net success{'es' if abs(net) != 1 else ''} at difficulty {s.difficulty.value}"
+    if s.degree and s.outcome == "success":
+        summary += f", {s.degree}"
+    if s.their_net is not None:
+        summary += f"; {s.winner} wins by {s.margin}"
+    if overage:
+        summary += f"; {overage} {'die' if overage == 1 else 'dice'} lost to the difficulty"
     if opts.prior_successes or opts.extended:
-        summary += f"; {total} in all so far"
+        summary += f"; {s.total} in all so far"
+    return summary + "."
+
+
+def resolve(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication:
+    if opts.split:
+        return _resolve_split(dice, opts)
+    s = score(dice, opts)
+    contested = {} if s.their_net is None else dict(opponent_successes=s.their_net, margin=s.margin, winner=s.winner)
     return HouseAdjudication(
-        system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary + ".", options=opts.model_dump(),
-        difficulty=diff.value, dice_lost=diff.overage, dice_rolled=len(counted), hits=hits, ones=ones,
-        successes=net, botch=net < 0, degree=degree, total_successes=total, pool=pool, **extra,
+        system=NAME, outcome=s.outcome, dice=s.dice, explanation=explain(s, opts), summary=summarise(s, opts),
+        options=opts.model_dump(), difficulty=s.difficulty.value, dice_lost=s.difficulty.overage,
+        dice_rolled=len(s.counted), hits=s.own.hits, ones=s.own.ones, successes=s.own.net, botch=s.own.net < 0,
+        degree=s.degree, total_successes=s.total, pool=opts.dice_pool, **contested,
     )
 
 
-def _resolve_split(dice: Sequence[DieReading], opts: HouseOptions, diff: Difficulty, steps: list[str]) -> HouseAdjudication:
+class SplitScore(NamedTuple):
+    """A scored split roll: each action's share of the dice, its faces and verdict, and the roll's word."""
+
+    difficulty: Difficulty
+    shares: list[int]
+    faces: list[list[int]]  # each action's faces, as read
+    actions: list[SplitAction]
+    outcome: str
+    dice: list[RolledDie]
+
+
+def score_split(dice: Sequence[DieReading], opts: HouseOptions) -> SplitScore:
     """One throw holding every split action's dice, read left to right: the first share is action 1."""
+    _check_dice(dice)
+    diff = difficulty_of(opts)
     if diff.overage:
         raise RulesError("the seed does not say how a difficulty above 9 shrinks a split pool: "
                          "roll the actions apart or lower the difficulty")
     shares = split_pool(opts.split, len(opts.split))
-    low = min(opts.split)
-    steps.append(f"Split {len(shares)} ways: the lower pool of {', '.join(map(str, opts.split))} is {low}, "
-                 f"divided as {' + '.join(map(str, shares))} dice (at least 2 each), read left to right.")
     if len(dice) != sum(shares):
         diff_n = len(dice) - sum(shares)
         more = f"{diff_n} more" if diff_n > 0 else f"{-diff_n} fewer"
@@ -302,37 +396,47 @@ def _resolve_split(dice: Sequence[DieReading], opts: HouseOptions, diff: Difficu
                          f"({' + '.join(map(str, shares))})")
     rolled: list[RolledDie] = []
     actions: list[SplitAction] = []
+    faces: list[list[int]] = []
     start = 0
     for i, n in enumerate(shares, start=1):
         part = list(dice[start:start + n])
         start += n
-        scores = [die_score(d.value, diff.value) for d in part]
-        hits, ones = scores.count(1), scores.count(-1)
-        net = hits - ones
-        for d, sc in zip(part, scores):
-            rolled.append(RolledDie(**d.model_dump(), role=f"action {i}", is_ignored=sc == 0,
-                                    why=None if sc else f"below difficulty {diff.value}",
-                                    effective=10 if d.value == 0 else None))
-        outcome = verdict(net)
-        actions.append(SplitAction(action=i, dice=n, hits=hits, ones=ones, successes=net, outcome=outcome,
-                                   degree=degree_of(net)))
-        faces = ", ".join(str(10 if d.value == 0 else d.value) for d in part)
-        steps.append(f"Action {i} ({n} dice: {faces}): {hits} at or above {diff.value}, {ones} "
-                     f"one{'s' if ones != 1 else ''}: net {net}, {outcome}" + (f", {degree_of(net)}" if degree_of(net) else "") + ".")
+        t = tally([d.value for d in part], diff.value)
+        rolled += _rolled(part, diff.value, f"action {i}")
+        actions.append(SplitAction(action=i, dice=n, hits=t.hits, ones=t.ones, successes=t.net, outcome=verdict(t.net),
+                                   degree=degree_of(t.net)))
+        faces.append([d.value for d in part])
     words = {a.outcome for a in actions}
     outcome = ("botch" if "botch" in words else words.pop() if len(words) == 1 else "partial")
-    if outcome == "partial":
+    return SplitScore(diff, shares, faces, actions, outcome, rolled)
+
+
+def explain_split(s: SplitScore, opts: HouseOptions) -> list[str]:
+    d = s.difficulty.value
+    steps = _head(opts, s.difficulty)
+    steps.append(f"Split {len(s.shares)} ways: the lower pool of {', '.join(map(str, opts.split))} is {min(opts.split)}, "
+                 f"divided as {' + '.join(map(str, s.shares))} dice (at least 2 each), read left to right.")
+    for a, faces in zip(s.actions, s.faces):
+        shown = ", ".join(str(10 if v == 0 else v) for v in faces)
+        steps.append(f"Action {a.action} ({a.dice} dice: {shown}): {a.hits} at or above {d}, {a.ones} "
+                     f"one{'s' if a.ones != 1 else ''}: net {a.successes}, {a.outcome}" + (f", {a.degree}" if a.degree else "") + ".")
+    if s.outcome == "partial":
         steps.append("Some actions succeed and some fail.")
-    hits = sum(a.hits for a in actions)
-    ones = sum(a.ones for a in actions)
+    return steps
+
+
+def _resolve_split(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication:
+    s = score_split(dice, opts)
+    hits = sum(a.hits for a in s.actions)
+    ones = sum(a.ones for a in s.actions)
     net = hits - ones
-    summary = (f"Split {len(actions)} ways at difficulty {diff.value}: "
-               + "; ".join(f"action {a.action} {a.outcome}, {a.successes} net" for a in actions) + ".")
+    summary = (f"Split {len(s.actions)} ways at difficulty {s.difficulty.value}: "
+               + "; ".join(f"action {a.action} {a.outcome}, {a.successes} net" for a in s.actions) + ".")
     return HouseAdjudication(
-        system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary, options=opts.model_dump(),
-        difficulty=diff.value, dice_lost=0, dice_rolled=len(dice), hits=hits, ones=ones, successes=net,
-        botch=any(a.outcome == "botch" for a in actions), degree=None, total_successes=opts.prior_successes + net,
-        actions=actions,
+        system=NAME, outcome=s.outcome, dice=s.dice, explanation=explain_split(s, opts), summary=summary,
+        options=opts.model_dump(), difficulty=s.difficulty.value, dice_lost=0, dice_rolled=len(dice), hits=hits,
+        ones=ones, successes=net, botch=any(a.outcome == "botch" for a in s.actions), degree=None,
+        total_successes=opts.prior_successes + net, actions=s.actions,
     )
 
 
@@ -373,13 +477,7 @@ def _contested_odds(pool: Sequence[DieType], opts: HouseOptions) -> Odds:
         raise RulesError(f"{opts.opponent_dice} defender dice (and {diff.overage} lost) leave none for the actor")
     mine = net_die(n_actor, diff.value)
     theirs = net_die(opts.opponent_dice, opts.opponent_difficulty)
-
-    def decide(a: int, b: int) -> str:
-        if a < 0:
-            return "botch"
-        return "success" if max(a, 0) > max(b, 0) else "failure"
-
-    result = icepool.map(decide, mine, theirs)
+    result = icepool.map(contest_verdict, mine, theirs)
     outcomes = ladder(result, OUTCOMES)
     summary = (f"{n_actor} {'die' if n_actor == 1 else 'dice'} at difficulty {diff.value} "
                f"against {opts.opponent_dice} at {opts.opponent_difficulty}: "

@@ -1,4 +1,8 @@
-"""Percentile rolls (seed 000): d00 + d10, percentage chances, and random table look-ups."""
+"""Percentile rolls (seed 000): d00 + d10, percentage chances, and random table look-ups.
+
+Each rule is written once and the odds count it over every face: a pair's value (`percentile_value`),
+whether a chance happens (`chance_threshold`), the value a table reads and its row (`table_value`, `lookup`).
+"""
 
 from __future__ import annotations
 
@@ -119,10 +123,15 @@ def resolve_percentile(dice: Sequence[DieReading], opts: PercentileOptions) -> P
                                   result=v, tens=tv, ones=ones.value)
 
 
+def chance_threshold(percent: int) -> int:
+    """A chance of `percent` % happens on this percentile roll or higher (of 0-99)."""
+    return 100 - percent
+
+
 def resolve_chance(dice: Sequence[DieReading], opts: ChanceOptions) -> ChanceAdjudication:
     tens, ones = percentile_pair(dice, opts.tens_colour)
     v = percentile_value(tens, ones)
-    threshold = 100 - opts.percent
+    threshold = chance_threshold(opts.percent)
     happens = v >= threshold
     outcome = "success" if happens else "failure"
     steps = [f"Tens {v - ones.value:02d} + ones {ones.value} = {v}.",
@@ -184,16 +193,25 @@ def _pair_pool(pool: Sequence[DieType]) -> None:
         raise RulesError("a percentile roll takes a d00 and a d10 (or two d10)")
 
 
+def _every_pair() -> list[int]:
+    """The value of every face pair of a d00 and a d10, each as likely."""
+    return [percentile_value(DieReading(type=DieType.d00, value=t), DieReading(type=DieType.d10, value=o))
+            for t in DieType.d00.faces for o in DieType.d10.faces]
+
+
 def odds_percentile(pool: Sequence[DieType], opts: PercentileOptions) -> Odds:
     _pair_pool(pool)
-    outcomes = [entry(f"{lo:02d}-{lo + 9:02d}", Fraction(1, 10)) for lo in range(0, 100, 10)]
+    values = _every_pair()
+    outcomes = [entry(f"{lo:02d}-{lo + 9:02d}", Fraction(sum(lo <= v <= lo + 9 for v in values), len(values)))
+                for lo in range(0, 100, 10)]
     return Odds(system="percentile", pool=["d00", "d10"], options=opts.model_dump(), outcomes=outcomes,
                 summary="Every result from 00 to 99 is equally likely: 1 in 100 each.")
 
 
 def odds_chance(pool: Sequence[DieType], opts: ChanceOptions) -> Odds:
     _pair_pool(pool)
-    p = Fraction(opts.percent, 100)
+    values = _every_pair()
+    p = Fraction(sum(v >= chance_threshold(opts.percent) for v in values), len(values))
     return Odds(system="chance", pool=["d00", "d10"], options=opts.model_dump(),
                 outcomes=[entry("success", p), entry("failure", 1 - p)],
                 summary=f"A {opts.percent}% chance: roll {100 - opts.percent} or higher, {percent(p)}.")

@@ -140,3 +140,29 @@ def test_the_rules_engine_defines_no_stream_or_camera_type():
 def test_a_stream_type_in_mechanics_is_found(tmp_path):
     root = _tree(tmp_path, {"mechanics/roll.py": "class Roll:\n    pass\nclass CameraStatus:\n    pass\n"})
     assert stream_types_in(root) == ["mechanics/roll.py:3 CameraStatus"]
+
+
+MAX_RULE_LINES = 60
+
+
+def long_functions(root: Path, folder: str = "mechanics", limit: int = MAX_RULE_LINES) -> list[str]:
+    """'file:line name (N lines)' for each function in `folder` longer than `limit` lines, decorators excluded."""
+    found = []
+    for path in sorted((root / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > limit:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {node.name} ({n} lines)")
+    return found
+
+
+def test_no_rule_function_is_longer_than_sixty_lines():
+    """A resolver scores, then explains, in functions short enough to read whole."""
+    assert long_functions(ROOT) == []
+
+
+def test_a_long_function_is_found(tmp_path):
+    body = "".join(f"        x{i} = {i}\n" for i in range(MAX_RULE_LINES))
+    root = _tree(tmp_path, {"mechanics/rules.py": f"def short():\n    pass\n\nclass A:\n    def long(self):\n{body}"})
+    assert long_functions(root) == [f"mechanics/rules.py:5 long ({MAX_RULE_LINES + 1} lines)"]
