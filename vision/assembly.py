@@ -24,13 +24,9 @@ from dicecam.mechanics.follow_up import FollowUp, Join
 from dicecam.mechanics.roll import Roll, RollSource
 from dicecam.mechanics.system import System
 
+from .boxes import centre
+
 Resolver = Callable[[str, Sequence[DieReading], Mapping[str, Any] | None], Adjudication]
-
-
-def _centre(d: DieReading) -> tuple[float, float]:
-    b = d.box
-    assert b is not None  # callers measure boxed dice only
-    return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
 
 
 def pair_percentile(dice: Sequence[DieReading]) -> list[DieReading]:
@@ -53,8 +49,8 @@ def pair_percentile(dice: Sequence[DieReading]) -> list[DieReading]:
         if not ones:
             out.append(t)
             continue
-        tc = _centre(t)
-        j = min(range(len(ones)), key=lambda i: math.dist(tc, _centre(ones[i])))
+        tc = centre(t.box)
+        j = min(range(len(ones)), key=lambda i: math.dist(tc, centre(ones[i].box)))
         out += [t, ones.pop(j)]
     return out + ones + rest
 
@@ -77,9 +73,9 @@ def describe(die: DieReading, dice: Sequence[DieReading], width: float | None = 
     """'the d20 at left' — where a die sits, for a re-roll request."""
     where = ""
     if die.box is not None:
-        xs = [_centre(d)[0] for d in dice if d.box is not None]
+        xs = [centre(d.box)[0] for d in dice if d.box is not None]
         lo, hi = min(xs), max(xs)
-        x = _centre(die)[0]
+        x = centre(die.box)[0]
         if len(xs) > 1 and hi > lo:
             f = (x - lo) / (hi - lo)
             where = " at left" if f < 0.34 else " at right" if f > 0.66 else " in the middle"

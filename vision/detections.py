@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import DieReading, reading_order
 
+from .boxes import nms, xywh_from_centres, xyxy_from_xywh
 from .crops import KINDS
 
 
@@ -74,11 +74,9 @@ class Detections:
         pred, scores, best = pred[keep], scores[keep], best[keep]
         if not len(pred):
             return cls.empty()
-        cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
-        xywh = np.stack([cx - w / 2, cy - h / 2, w, h], 1)
-        idx = cv2.dnn.NMSBoxes(xywh.tolist(), best.tolist(), min_score, iou)
-        idx = np.asarray(idx, np.int64).reshape(-1)
-        xyxy = np.stack([xywh[idx, 0], xywh[idx, 1], xywh[idx, 0] + xywh[idx, 2], xywh[idx, 1] + xywh[idx, 3]], 1)
+        xywh = xywh_from_centres(pred[:, :4])
+        idx = nms(xywh, best, min_score=min_score, max_iou=iou)
+        xyxy = xyxy_from_xywh(xywh[idx])
         xyxy = (xyxy - np.array([pad[0], pad[1], pad[0], pad[1]], np.float32)) / scale
         width, height = size
         xyxy = np.clip(xyxy, 0, [width, height, width, height])

@@ -23,9 +23,9 @@ import numpy as np
 from dicecam.mechanics.dice import DieReading, DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
+from .boxes import iou
 from .crops import KINDS
 from .labels import yolo_boxes, yolo_pairs
-from .vote import iou
 
 MATCH_IOU = 0.5
 # Real sets whose parts the training recipe never sees: what `dicecam eval --held-out` scores.

@@ -13,21 +13,19 @@ from typing import Iterator
 
 from dicecam.mechanics.dice import ImageRead
 
+from .boxes import PixelBox, normalised, pixel_box
 from .crops import KINDS
+
+__all__ = ["IMAGE_EXTS", "data_yaml", "pixel_box", "read_yolo_labels", "yolo_boxes", "yolo_lines", "yolo_pairs"]
 
 # The image files a folder is read for: `dicecam read DIR`, a folder of frames, YOLO folders.
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
-
-PixelBox = tuple[float, float, float, float]
-
 
 def yolo_lines(read: ImageRead) -> list[str]:
     """The label file's lines for one read: each die's kind as its index in KINDS."""
     out = []
     for d in read.dice:
-        x1, y1, x2, y2 = d.box
-        cx, cy = (x1 + x2) / 2 / read.width, (y1 + y2) / 2 / read.height
-        w, h = (x2 - x1) / read.width, (y2 - y1) / read.height
+        cx, cy, w, h = normalised(d.box, read.width, read.height)
         out.append(f"{KINDS.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
     return out
 
@@ -63,11 +61,6 @@ def read_yolo_labels(label: Path) -> list[tuple[int, float, float, float, float]
         if len(p) >= 5:
             rows.append((int(p[0]), *map(float, p[1:5])))
     return rows
-
-
-def pixel_box(cx: float, cy: float, bw: float, bh: float, width: int, height: int) -> PixelBox:
-    """A normalised YOLO box in pixels of a width x height image: (x1, y1, x2, y2)."""
-    return (cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height
 
 
 def yolo_boxes(label: Path, width: int, height: int) -> list[tuple[int, PixelBox]]:

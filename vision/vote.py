@@ -12,13 +12,7 @@ from typing import Sequence
 
 from dicecam.mechanics.dice import DieReading, reading_order
 
-
-def iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+from .boxes import iou
 
 
 def vote(frames: Sequence[Sequence[DieReading]], *, min_iou: float = 0.3, min_agreement: float = 0.67) -> list[DieReading]:

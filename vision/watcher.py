@@ -20,7 +20,8 @@ from dicecam.mechanics.roll import Roll
 
 from .assembly import RollSession
 from .motion import Motion, MotionGate
-from .vote import iou, vote
+from .boxes import iou
+from .vote import vote
 
 ReaderFn = Callable[[np.ndarray], list[DieReading]]
 

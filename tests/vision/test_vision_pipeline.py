@@ -14,7 +14,7 @@ import pytest
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.pipeline import Pipeline
 from dicecam.vision.sources import FrameSource, demo_paths, memory_source, open_source
-from dicecam.vision.vote import iou
+from dicecam.vision.boxes import iou
 from dicecam.vision.watcher import PipelineSettings
 from scripted_table import Die, Table, labels
 

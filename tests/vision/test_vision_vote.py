@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.vote import iou, vote
+from dicecam.vision.boxes import iou
+from dicecam.vision.vote import vote
 
 
 def die(kind: str, value: int, x: float = 0.0, y: float = 0.0, size: float = 40.0, confidence: float = 0.9,

@@ -1,0 +1,84 @@
+"""Box arithmetic, in one place. A box is `(x1, y1, x2, y2)` in pixels of its image (xyxy), as
+`DieReading.box` and `Detections.xyxy` hold it; the detector and YOLO labels give centre boxes, turned
+into xyxy here. The examples run as tests (tests/vision/test_vision_boxes.py).
+
+Overlap of two boxes, intersection over union:
+
+>>> iou((0, 0, 10, 10), (5, 0, 15, 10))
+0.3333333333333333
+>>> iou((0, 0, 10, 10), (20, 0, 30, 10)), iou((0, 0, 0, 0), (0, 0, 0, 0))
+(0.0, 0.0)
+
+Where a box's centre lies:
+
+>>> centre((10, 20, 30, 60))
+(20.0, 40.0)
+
+A YOLO label's normalised centre box in pixels of a 640 x 480 image, and back:
+
+>>> pixel_box(0.5, 0.5, 0.25, 0.5, 640, 480)
+(240.0, 120.0, 400.0, 360.0)
+>>> normalised((240.0, 120.0, 400.0, 360.0), 640, 480)
+(0.5, 0.5, 0.25, 0.5)
+
+The detector's centre boxes (one row each), kept by non-maximum suppression, as xyxy:
+
+>>> import numpy as np
+>>> xywh = xywh_from_centres(np.array([[50.0, 50, 20, 20], [52, 50, 20, 20], [150, 50, 20, 20]]))
+>>> kept = nms(xywh, np.array([0.9, 0.8, 0.7]), min_score=0.3, max_iou=0.5)
+>>> kept.tolist()
+[0, 2]
+>>> xyxy_from_xywh(xywh[kept]).tolist()
+[[40.0, 40.0, 60.0, 60.0], [140.0, 40.0, 160.0, 60.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+Box = Sequence[float]  # (x1, y1, x2, y2)
+PixelBox = tuple[float, float, float, float]
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes; 0 when both are empty."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def centre(box: Box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def pixel_box(cx: float, cy: float, bw: float, bh: float, width: int, height: int) -> PixelBox:
+    """A normalised YOLO box in pixels of a width x height image: (x1, y1, x2, y2)."""
+    return (cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height
+
+
+def normalised(box: Box, width: int, height: int) -> tuple[float, float, float, float]:
+    """A box as a YOLO label writes it: (cx, cy, w, h) as shares of a width x height image."""
+    x1, y1, x2, y2 = box
+    return (x1 + x2) / 2 / width, (y1 + y2) / 2 / height, (x2 - x1) / width, (y2 - y1) / height
+
+
+def xywh_from_centres(cxcywh: np.ndarray) -> np.ndarray:
+    """Rows of (cx, cy, w, h) as rows of (x1, y1, w, h), the form OpenCV's NMS takes."""
+    cx, cy, w, h = cxcywh[:, 0], cxcywh[:, 1], cxcywh[:, 2], cxcywh[:, 3]
+    return np.stack([cx - w / 2, cy - h / 2, w, h], 1)
+
+
+def xyxy_from_xywh(xywh: np.ndarray) -> np.ndarray:
+    return np.stack([xywh[:, 0], xywh[:, 1], xywh[:, 0] + xywh[:, 2], xywh[:, 1] + xywh[:, 3]], 1)
+
+
+def nms(xywh: np.ndarray, scores: np.ndarray, *, min_score: float, max_iou: float) -> np.ndarray:
+    """Indices of the boxes non-maximum suppression keeps (OpenCV's): of two boxes overlapping by more than
+    `max_iou`, the higher scored; boxes scored below `min_score` never."""
+    idx = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), min_score, max_iou)
+    return np.asarray(idx, np.int64).reshape(-1)
