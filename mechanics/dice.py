@@ -1,9 +1,8 @@
 """Die kinds and the one reading type that travels from camera to page.
 
 A `DieReading` is what the reader saw on one die; the resolvers accept a list of them in
-reading order, and the pages show them. The JSON shape is the shared read format of
-ARCHITECTURE.md: {"type": "d8", "value": 7, "box": [x1, y1, x2, y2], "confidence": 0.98,
-"colour": "red"}.
+reading order, and the pages show them. The JSON shape is the read format every command, page and
+API shares: {"type": "d8", "value": 7, "box": [x1, y1, x2, y2], "confidence": 0.98, "colour": "red"}.
 """
 
 from __future__ import annotations

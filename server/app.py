@@ -166,8 +166,6 @@ def create_app(
     store = store if store is not None else RollStore(settings.db_path)
     rules = rules if rules is not None else load_rules()
     notices = list(notices)
-    if hasattr(rules, "reason"):
-        notices.append(f"Rules engine unavailable: {rules.reason}")
     broker = Broker(settings.client_queue, settings.max_clients)
     for fn in listeners:
         broker.add_listener(fn)

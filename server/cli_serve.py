@@ -192,14 +192,11 @@ def run(args) -> int:
 
     settings = settings_from_args(args, say)
 
-    from .rulebook import MissingRules, load_rules
+    from .rulebook import load_rules
 
     rules = load_rules()
-    if isinstance(rules, MissingRules):
-        say(f"dicecam serve: {rules.reason}; history and pages only")
-    else:
-        for name in settings.systems or [settings.system]:
-            rules.check_options(name, settings.options if name == settings.system else {})  # bad name or option: exit 2
+    for name in settings.systems or [settings.system]:
+        rules.check_options(name, settings.options if name == settings.system else {})  # bad name or option: exit 2
 
     from .store import RollStore, StoreError
 

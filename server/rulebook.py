@@ -1,8 +1,7 @@
 """The rules engine as the server sees it: a small protocol, and the adapter to mechanics.registry.
 
 Tests pass a fake with the same five methods (a made-up system whose verdicts are the common
-`Adjudication` fields); `MissingRules` stands in when the registry cannot be built, so the server
-still serves the history and says why.
+`Adjudication` fields).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from dicecam.mechanics import registry
 from dicecam.mechanics.adjudication import Adjudication
 from dicecam.mechanics.dice import DieReading
-from dicecam.mechanics.errors import RulesError
 from dicecam.mechanics.odds import Odds
 
 
@@ -66,23 +64,5 @@ class RegistryRules:
         return self._systems
 
 
-class MissingRules:
-    """Stands in when the rules package cannot be imported: every call says why."""
-
-    def __init__(self, reason: str):
-        self.reason = reason
-
-    def _fail(self, *a, **k):
-        raise RulesError(f"the rules engine is not available: {self.reason}")
-
-    resolve = odds = check_options = default_pool = _fail
-
-    def systems(self):
-        return []
-
-
 def load_rules() -> Rules:
-    try:
-        return RegistryRules()
-    except Exception as e:  # ImportError or a broken registry: the server still serves history
-        return MissingRules(f"{type(e).__name__}: {e}")
+    return RegistryRules()

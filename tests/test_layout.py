@@ -166,3 +166,33 @@ def test_a_long_function_is_found(tmp_path):
     body = "".join(f"        x{i} = {i}\n" for i in range(MAX_RULE_LINES))
     root = _tree(tmp_path, {"mechanics/rules.py": f"def short():\n    pass\n\nclass A:\n    def long(self):\n{body}"})
     assert long_functions(root) == [f"mechanics/rules.py:5 long ({MAX_RULE_LINES + 1} lines)"]
+
+
+CITED = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.(?:py|md))\b")
+
+
+def missing_citations(root: Path) -> list[str]:
+    """'file:line name' for each .py or .md file named in the source that the repository does not have
+    (by its path from the root, from the citing file's folder, or, for a bare name, anywhere)."""
+    have = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.suffix in (".py", ".md")
+            and not any(part.startswith(".") or part == "build" for part in p.relative_to(root).parts)}
+    names = {h.rsplit("/", 1)[-1] for h in have}
+    found = []
+    for folder in ORDER:
+        for path in sorted((root / folder).rglob("*.py")):
+            here = path.parent.relative_to(root).as_posix()
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                for ref in CITED.findall(line):
+                    if not (ref in have or f"{here}/{ref}" in have or any(h.endswith("/" + ref) for h in have)
+                            or ("/" not in ref and ref in names)):
+                        found.append(f"{path.relative_to(root)}:{i} {ref}")
+    return found
+
+
+def test_no_comment_cites_a_file_the_project_does_not_have():
+    assert missing_citations(ROOT) == []
+
+
+def test_a_citation_of_a_missing_file_is_found(tmp_path):
+    root = _tree(tmp_path, {"vision/pipeline.py": "# the shape in ARCHITECTURE.md; see vision/pipeline.py\n"})
+    assert missing_citations(root) == ["vision/pipeline.py:1 ARCHITECTURE.md"]
