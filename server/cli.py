@@ -1,4 +1,5 @@
-"""The `dicecam` command: one dispatcher, each subcommand registered by the package that owns it.
+"""The `dicecam` command: one dispatcher, each subcommand registered by the package that owns it
+(the server's commands are in `server/commands/`).
 
 Every owner module exposes `register(subparsers)`, which adds its subcommand(s) and sets
 `handler=` to a function taking the parsed namespace and returning an exit status. A
@@ -20,14 +21,15 @@ from dicecam.mechanics.errors import DicecamError
 
 # Owner modules, in the order their commands appear in --help.
 COMMAND_MODULES = (
-    "dicecam.server.cli_rules",  # resolve, odds
-    "dicecam.server.cli_fairness",  # fairness
+    "dicecam.server.commands.rules",  # resolve, odds
+    "dicecam.server.commands.fairness",  # fairness
     "dicecam.datasets.cli",  # synth, contact-sheet
     "dicecam.models.cli",  # train
-    "dicecam.server.cli_sample",  # sample
-    "dicecam.server.cli_read",  # read, teach, eval, bench
-    "dicecam.server.cli_watch",  # watch
-    "dicecam.server.cli_serve",  # serve
+    "dicecam.server.commands.sample",  # sample
+    "dicecam.server.commands.read",  # read, teach, eval
+    "dicecam.server.commands.bench",  # bench
+    "dicecam.server.commands.watch",  # watch
+    "dicecam.server.commands.serve",  # serve
 )
 
 

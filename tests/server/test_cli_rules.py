@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from dicecam.mechanics.percentile import parse_table_text
-from dicecam.server.cli_rules import bench_odds, expand_pool
+from dicecam.server.benchmarks.odds import bench_odds
+from dicecam.server.commands.rules import expand_pool
 
 
 def dicecam(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

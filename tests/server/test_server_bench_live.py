@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dicecam.server.bench_live import _demo, demo_accuracy
+from dicecam.server.benchmarks.live import _demo, demo_accuracy
 from dicecam.vision.read import Reader
 
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from conftest import free_port
-from dicecam.server import cli_serve
+from dicecam.server.commands import serve as cli_serve
 from dicecam.server.cli import build_parser
 
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dicecam.server import cli_sample
+from dicecam.server.commands import sample as cli_sample
 from dicecam.server.cli import main
 
 ASSET = resources.files("dicecam.vision") / "assets" / "sample.jpg"

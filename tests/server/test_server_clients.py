@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from conftest import LiveServer
-from dicecam.server.bench import _clients, _make_app
+from dicecam.server.benchmarks.events import _clients, _make_app
 
 
 def test_fifty_clients_lose_no_event(tmp_path):

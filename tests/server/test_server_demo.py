@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import SCREENS, LiveServer, make_settings
 from dicecam.server.app import create_app
-from dicecam.server.cli_serve import build_live
+from dicecam.server.commands.serve import build_live
 from dicecam.server.store import RollStore
 
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import FakePipeline, FakeReader, FakeRules, LiveServer, make_settings, serious_violations, shot
 from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.roll import Roll
-from dicecam.server import cli_fairness
+from dicecam.server.commands import fairness as cli_fairness
 from dicecam.server.app import create_app
 from dicecam.server.store import Frame, RollStore
 from dicecam.vision.pipeline import Pipeline

@@ -367,7 +367,7 @@ def test_read_with_an_explicit_unusable_memory_is_one_line_and_exit_2(tmp_path):
 
 def test_serve_takes_memory_dir_or_none(tmp_path):
     from dicecam.server.cli import build_parser
-    from dicecam.server.cli_serve import settings_from_args
+    from dicecam.server.commands.serve import settings_from_args
 
     def settings(*extra):
         args = build_parser().parse_args(["serve", "--data", str(tmp_path / "data"), *extra])

@@ -286,7 +286,7 @@ def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_bef
 
     import cv2
 
-    from dicecam.vision.bench_teach import bench_teach_set
+    from dicecam.server.benchmarks.teach import bench_teach_set
 
     lines = []
     for face in (1, 2, 3):

@@ -1,7 +1,7 @@
-"""CLI commands of the reader: `read`, `teach`, `eval`, and `bench` (which also runs the other parts' benchmarks).
+"""CLI commands of the reader: `read`, `teach` and `eval`.
 
 The dispatcher imports this module for every command, `--help` included: the reader's modules
-(OpenCV, ONNX Runtime, pydantic), the benchmarks and the extras check are imported inside the
+(OpenCV, ONNX Runtime, pydantic) and the extras check are imported inside the
 handlers, when one of these commands runs.
 """
 
@@ -12,13 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-from dicecam.mechanics.errors import DicecamError, LimitError, MissingExtra
+from dicecam.mechanics.errors import DicecamError, LimitError
 
-from .cli_rules import bench_odds
+from .flags import add_memory_flag
 
 
 def register(subparsers) -> None:
-    """Add `read`, `teach`, `eval` and `bench`; see server/cli.py for the contract."""
+    """Add `read`, `teach` and `eval`; see server/cli.py for the contract."""
     p = subparsers.add_parser("read", help="read the dice on images; one JSON line per image")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="image files or folders of images")
     p.add_argument("--jsonl", action="store_true", help="JSON Lines output (the default; kept for scripts)")
@@ -49,22 +49,6 @@ def register(subparsers) -> None:
     e.add_argument("--backend", default="auto")
     add_memory_flag(e)
     e.set_defaults(handler=_eval)
-
-    b = subparsers.add_parser("bench", help="benchmarks: reader ms/frame (default), odds, live, synth, overlay")
-    for name, what in (("reader", "detector + face reader ms per 640x480 frame"), ("odds", "exact odds ms per query"),
-                       ("live", "live pipeline fps, latency, idle CPU"), ("synth", "synthetic images per second"),
-                       ("overlay", "event to overlay painted, many clients")):
-        b.add_argument(f"--{name}", action="store_true", help=what)
-    b.add_argument("--teach-real", metavar="DIR", type=Path,
-                   help="the dice memory on real sets: teach 3 photos per face, read the others (before/after)")
-    b.add_argument("--all", action="store_true", help="every benchmark")
-    b.add_argument("--quick", action="store_true", help="fewer repeats")
-    b.set_defaults(handler=_bench)
-
-
-def add_memory_flag(p) -> None:
-    p.add_argument("--memory", metavar="DIR",
-                   help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
 
 
 def load_reader(args):
@@ -152,77 +136,3 @@ def _eval(args) -> int:
     out["held_out_only"] = bool(args.held_out)
     print(json.dumps(out, indent=1))
     return 0
-
-
-def _bench(args) -> int:
-    from dicecam.vision.extras import as_missing_extra
-
-    chosen = [n for n in ("reader", "odds", "live", "synth", "overlay") if args.all or getattr(args, n)]
-    if args.teach_real is not None:
-        from dicecam.vision.bench_teach import bench_teach_real
-
-        for row in bench_teach_real(args.teach_real):
-            print(json.dumps(row), flush=True)
-        if not chosen:
-            return 0
-    chosen = chosen or ["reader"]
-    skipped = []
-    for name in chosen:
-        # A benchmark whose extra is missing is named and skipped; the others still run.
-        try:
-            rows = _BENCHES[name](args.quick)
-        except MissingExtra as e:
-            missing = e
-        except ModuleNotFoundError as e:
-            missing = as_missing_extra(e)
-            if missing is None:
-                raise
-        else:
-            for row in rows:
-                print(json.dumps(row), flush=True)
-            continue
-        skipped.append(name)
-        print(json.dumps({"bench": name, "skipped": str(missing)}), flush=True)
-        print(f"dicecam bench: skipped {name}: {missing}", file=sys.stderr, flush=True)
-    return 2 if len(skipped) == len(chosen) else 0
-
-
-def _bench_reader(quick):
-    from dicecam.vision.extras import require
-
-    require("synth", "the reader benchmark (it renders its test frames)")
-    from .bench_reader import bench_memory, bench_reader
-
-    return bench_reader(quick) + bench_memory(quick)
-
-
-def _bench_odds(quick):
-    return bench_odds(quick)
-
-
-def _bench_live(quick):
-    from .bench_live import bench_live
-
-    return bench_live(quick)
-
-
-def _bench_synth(quick):
-    from dicecam.vision.extras import require
-
-    require("synth")
-    from dicecam.datasets.bench import bench_synth
-
-    return bench_synth(quick)
-
-
-def _bench_overlay(quick):
-    from dicecam.vision.extras import require
-
-    require("test", "the overlay benchmark (it drives Chromium)", modules=("playwright",))
-    from .bench import bench_overlay
-
-    return bench_overlay(quick)
-
-
-_BENCHES = {"reader": _bench_reader, "odds": _bench_odds, "live": _bench_live, "synth": _bench_synth,
-            "overlay": _bench_overlay}

@@ -15,8 +15,7 @@ import sys
 
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
-from .cli_read import add_memory_flag
-from .cli_rules import add_option_flags, options_from_args
+from .flags import add_memory_flag, add_option_flags, options_from_args
 
 
 def register(subparsers) -> None:
@@ -68,7 +67,7 @@ def _human(event) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .rulebook import RegistryRules
+    from ..rulebook import RegistryRules
 
     rules = RegistryRules()
     rules.check_options(args.system, {})  # an unknown system fails here, before the flags are read

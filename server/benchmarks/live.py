@@ -254,6 +254,6 @@ def bench_live(quick: bool = False) -> list[dict]:
     return rows
 
 
-if __name__ == "__main__":  # python -m dicecam.server.bench_live [--quick]
+if __name__ == "__main__":  # python -m dicecam.server.benchmarks.live [--quick]
     for row in bench_live("--quick" in sys.argv):
         print(json.dumps(row), flush=True)

@@ -114,8 +114,8 @@ def settings_from_args(args, say=print):
 
     from pydantic import ValidationError
 
-    from .hosts import WILDCARD
-    from .settings import ServerSettings, is_loopback
+    from ..hosts import WILDCARD
+    from ..settings import ServerSettings, is_loopback
 
     token = args.token
     if not is_loopback(args.host) and not token:
@@ -152,7 +152,7 @@ def settings_from_args(args, say=print):
 def banner(settings) -> list[str]:
     """The addresses to open: the table's with its token (a page without it cannot change anything),
     and the read-only overlay and reader, which are safe to share without it."""
-    from .hosts import WILDCARD
+    from ..hosts import WILDCARD
 
     shown = "127.0.0.1" if settings.host in WILDCARD else settings.host
     if ":" in shown:
@@ -192,13 +192,13 @@ def run(args) -> int:
 
     settings = settings_from_args(args, say)
 
-    from .rulebook import load_rules
+    from ..rulebook import load_rules
 
     rules = load_rules()
     for name in settings.systems or [settings.system]:
         rules.check_options(name, settings.options if name == settings.system else {})  # bad name or option: exit 2
 
-    from .store import RollStore, StoreError
+    from ..store import RollStore, StoreError
 
     try:
         store = RollStore(settings.db_path)
@@ -207,11 +207,11 @@ def run(args) -> int:
 
     listeners = []
     if settings.speak:
-        from .speech import Speaker
+        from ..speech import Speaker
 
         listeners.append(Speaker())  # SpeechUnavailable is a DicecamError: one clear line
     if settings.webhook_url:
-        from .webhook import Webhook
+        from ..webhook import Webhook
 
         try:
             listeners.append(Webhook(settings.webhook_url, settings.webhook_format, settings.webhook_timeout_s))
@@ -224,7 +224,7 @@ def run(args) -> int:
 
     import uvicorn
 
-    from .app import create_app
+    from ..app import create_app
 
     app = create_app(settings, store, pipeline=pipeline, reader=reader, rules=rules, notices=notices,
                      listeners=listeners)

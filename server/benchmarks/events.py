@@ -1,7 +1,7 @@
 """Benchmarks for the pages: event-to-overlay-painted latency and many overlay clients with no lost event.
 
 All traffic stays on 127.0.0.1; counts and durations are bounded. Figures are reported, never asserted.
-`python -m dicecam.server.bench [--quick]` prints one JSON object per line. Playwright (the test
+`python -m dicecam.server.benchmarks.events [--quick]` prints one JSON object per line. Playwright (the test
 extra) is imported where a benchmark drives Chromium; without it that part is skipped.
 """
 
@@ -21,11 +21,11 @@ import websockets
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.assembly import RollSession
 
-from .app import create_app
-from .events import Event, make_event
-from .loopback import CHROMIUM_ARGS, LiveServer, find_chromium
-from .settings import ServerSettings
-from .store import RollStore
+from ..app import create_app
+from ..events import Event, make_event
+from ..loopback import CHROMIUM_ARGS, LiveServer, find_chromium
+from ..settings import ServerSettings
+from ..store import RollStore
 
 
 def _roll_event(i: int) -> Event:

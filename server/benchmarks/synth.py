@@ -1,6 +1,6 @@
 """Synthetic generator benchmarks: figures, never assertions.
 
-`python -m dicecam.datasets.bench [--quick] [--repeats N]` prints one JSON object per line:
+`python -m dicecam.server.benchmarks.synth [--quick] [--repeats N]` prints one JSON object per line:
 
 - "render 640x480 warm": one process, context and atlases warm, images rendered and JPEG
   encoded as `dicecam synth` writes them (the per-image cost, no start-up).
@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from .render import Renderer
-from .scene import parse_kinds
-from .synth import _render_for_writer, generate
+from dicecam.datasets.render import Renderer
+from dicecam.datasets.scene import parse_kinds
+from dicecam.datasets.synth import _render_for_writer, generate
 
 
 def _warm_rate(n: int, width: int, height: int) -> float:
@@ -67,7 +67,7 @@ def bench_synth(quick: bool = False, repeats: int = 3, worker_counts: tuple[int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dicecam.datasets.bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m dicecam.server.benchmarks.synth", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small runs (a smoke test, not a measurement)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--workers", default="1,2", help="comma-separated worker counts")

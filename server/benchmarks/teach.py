@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .evaluate import evaluate, load_truth
-from .memory import DiceMemory, TeachError
-from .read import Reader
-from .teach import Example, check_can_learn, examples_of
+from dicecam.vision.evaluate import evaluate, load_truth
+from dicecam.vision.memory import DiceMemory, TeachError
+from dicecam.vision.read import Reader
+from dicecam.vision.teach import Example, check_can_learn, examples_of
 
 
 def _faces(item) -> tuple:

@@ -1,0 +1,64 @@
+"""The benchmarks, in one place: figures, never assertions (`dicecam bench`, `server/commands/bench.py`).
+
+Each benchmark takes `quick` (fewer repeats) and returns JSON-ready rows. `BENCHES` lists them in the order
+`dicecam bench` offers them; each imports what it measures, and checks the install extra it needs, only when
+it runs, so `dicecam --help` stays light. The dice memory's benchmark on real photos (`teach.py`) takes a
+folder of labelled photos instead.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+
+class Bench(NamedTuple):
+    what: str  # the flag's help
+    run: Callable[[bool], list[dict]]
+
+
+def _reader(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("synth", "the reader benchmark (it renders its test frames)")
+    from .reader import bench_memory, bench_reader
+
+    return bench_reader(quick) + bench_memory(quick)
+
+
+def _odds(quick: bool) -> list[dict]:
+    from .odds import bench_odds
+
+    return bench_odds(quick)
+
+
+def _live(quick: bool) -> list[dict]:
+    from .live import bench_live
+
+    return bench_live(quick)
+
+
+def _synth(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("synth")
+    from .synth import bench_synth
+
+    return bench_synth(quick)
+
+
+def _overlay(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("test", "the overlay benchmark (it drives Chromium)", modules=("playwright",))
+    from .events import bench_overlay
+
+    return bench_overlay(quick)
+
+
+BENCHES = {
+    "reader": Bench("detector + face reader ms per 640x480 frame", _reader),
+    "odds": Bench("exact odds ms per query", _odds),
+    "live": Bench("live pipeline fps, latency, idle CPU", _live),
+    "synth": Bench("synthetic images per second", _synth),
+    "overlay": Bench("event to overlay painted, many clients", _overlay),
+}
