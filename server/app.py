@@ -24,11 +24,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dicecam.mechanics import fairness
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
-from .api import router
-from .api_memory import router as memory_router
 from .events import Broker
 from .hosts import CrossSiteGuard, HostGuard, HostPolicy
 from .memory import TableMemory
+from .routes import ROUTERS
 from .rulebook import Rules, load_rules
 from .settings import ServerSettings
 from .store import RollStore
@@ -224,8 +223,8 @@ def create_app(
                              "errors": [{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()[:20]]},
                             status_code=422)
 
-    app.include_router(router)
-    app.include_router(memory_router)
+    for router in ROUTERS:
+        app.include_router(router)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):

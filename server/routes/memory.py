@@ -1,4 +1,4 @@
-"""REST routes for the table's dice memory under /api/memory (see server/memory.py)."""
+"""/api/memory: the table's dice memory, taught, listed, forgotten and carried (see server/memory.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from dicecam.mechanics.dice import DieType
 from dicecam.vision.memory import die_key
 
-from .api import WRITE_ANSWERS, Write, get_table
-from .contract import JSONRoute, answers
-from .memory import Forgotten, Imported, MemoryState, TableMemory, TaughtNote, TeachResult
-from .table import Table
+from ..contract import JSONRoute, answers
+from ..memory import Forgotten, Imported, MemoryState, TableMemory, TaughtNote, TeachResult
+from ..table import Table
+from .deps import WRITE_ANSWERS, Write, get_table
 
 # The same error shapes as the rest of the API (server/contract.py); 503 where the reader cannot learn.
 router = APIRouter(prefix="/api/memory", tags=["memory"], route_class=JSONRoute, responses=answers(400, 422, 503))
