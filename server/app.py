@@ -164,16 +164,49 @@ def create_app(
 ) -> FastAPI:
     store = store if store is not None else RollStore(settings.db_path)
     rules = rules if rules is not None else load_rules()
-    notices = list(notices)
     broker = Broker(settings.client_queue, settings.max_clients)
     for fn in listeners:
         broker.add_listener(fn)
-    table = Table(settings, store, rules, broker, pipeline, reader, notices)
+    table = Table(settings, store, rules, broker, pipeline, reader, list(notices))
     # The reader (shared with the live pipeline) reads with the table's dice memory from here on.
     table.memory = TableMemory.open(settings, reader)
     if table.memory.memory is None and settings.use_memory and reader is not None and (
             settings.memory_dir is not None or (settings.memory_folder / "memory.npz").is_file()):
         table.notices.append(f"Reading without the dice memory in {settings.memory_folder}: {table.memory.reason}")
+
+    # No Swagger UI or ReDoc: they load from a CDN; /docs is a small local page reading /openapi.json.
+    app = FastAPI(title="dicecam", version="0.1.0", description=DESCRIPTION, lifespan=_lifespan(table, broker),
+                  docs_url=None, redoc_url=None, openapi_tags=OPENAPI_TAGS)
+    app.state.table = table
+    app.state.broker = broker
+    app.state.settings = settings
+    app.state.memory = table.memory
+
+    if pipeline is not None:
+        pipeline.subscribe(table.on_pipeline_event)
+    _answer_errors(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    _serve_pages(app, table)
+    # The last added runs first: a wrong Host is refused before anything else is looked at.
+    app.add_middleware(CrossSiteGuard, settings=settings)
+    app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
+    return app
+
+
+OPENAPI_TAGS = [{"name": "rolls", "description": "History, manual entry, corrections, export"},
+                {"name": "rules", "description": "Systems, options and odds"},
+                {"name": "dice", "description": "Each physical die: its name, and is it fair?"},
+                {"name": "config", "description": "What the table is playing"},
+                {"name": "vision", "description": "Live video and uploaded photos"},
+                {"name": "events", "description": "Live events with a snapshot first"},
+                {"name": "memory", "description": "The table's own dice: teach, list, forget, carry"}]
+
+
+def _lifespan(table: Table, broker: Broker):
+    """The app's start and stop: the broker bound to the server's loop, the live pipeline started and stopped.
+    A pipeline that does not start leaves the server serving manual entry and history, saying why."""
+    pipeline = table.pipeline
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -194,23 +227,11 @@ def create_app(
                 except Exception:
                     log.exception("pipeline stop failed")
 
-    # No Swagger UI or ReDoc: they load from a CDN; /docs is a small local page reading /openapi.json.
-    app = FastAPI(title="dicecam", version="0.1.0", description=DESCRIPTION, lifespan=lifespan, docs_url=None,
-                  redoc_url=None,
-                  openapi_tags=[{"name": "rolls", "description": "History, manual entry, corrections, export"},
-                                {"name": "rules", "description": "Systems, options and odds"},
-                                {"name": "dice", "description": "Each physical die: its name, and is it fair?"},
-                                {"name": "config", "description": "What the table is playing"},
-                                {"name": "vision", "description": "Live video and uploaded photos"},
-                                {"name": "events", "description": "Live events with a snapshot first"},
-                                {"name": "memory", "description": "The table's own dice: teach, list, forget, carry"}])
-    app.state.table = table
-    app.state.broker = broker
-    app.state.settings = settings
-    app.state.memory = table.memory
+    return lifespan
 
-    if pipeline is not None:
-        pipeline.subscribe(table.on_pipeline_event)
+
+def _answer_errors(app: FastAPI) -> None:
+    """Every refusal as one line, `{"detail": ...}` (a 422 adds `errors`), in the shapes the API document names."""
 
     @app.exception_handler(DicecamError)
     async def _bad_input(request: Request, exc: DicecamError):
@@ -222,9 +243,6 @@ def create_app(
         return JSONResponse({"detail": _first_validation_message(exc),
                              "errors": [{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()[:20]]},
                             status_code=422)
-
-    for router in ROUTERS:
-        app.include_router(router)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):
@@ -240,6 +258,10 @@ def create_app(
             headers["Allow"] = ", ".join(sorted(methods))
         return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code, headers=headers)
 
+
+def _serve_pages(app: FastAPI, table: Table) -> None:
+    """The pages, each rendered with the table's state, and their static files."""
+
     def page(name: str):
         def serve_page():  # a worker thread: the state is read from the store
             return HTMLResponse(render_page(table, name), headers={"Cache-Control": "no-cache"})
@@ -248,7 +270,3 @@ def create_app(
     for path, name in PAGES.items():
         app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    # The last added runs first: a wrong Host is refused before anything else is looked at.
-    app.add_middleware(CrossSiteGuard, settings=settings)
-    app.add_middleware(HostGuard, policy=HostPolicy.of(settings))
-    return app
