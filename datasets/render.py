@@ -555,31 +555,7 @@ class Renderer:
             wall_models.append(M)
         boxes = [(M, scene.wall_colour) for M in wall_models] + list(scene.props)
         shadow_casters = list(zip(res, models)) + [(self.wall_resources(), M) for M, _ in boxes]
-
-        # Shadows: dice flattened onto the table along each light (R, B) and straight down (G).
-        shade = None
-        if scene.dice:
-            sfbo.use()
-            sfbo.clear(0, 0, 0, 0)
-            ctx.disable(mgl.DEPTH_TEST)
-            ctx.enable(mgl.BLEND)
-            ctx.blend_equation = mgl.MAX
-            self.p_shadow["vp"].write(vpT)
-            shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
-            if len(scene.lights) > 1:
-                shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
-            for li, chan, grow in shadow_jobs:
-                ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
-                self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
-                self.p_shadow["grow"].value = grow
-                self.p_shadow["chan"].value = chan
-                for (mesh, tex, vao, svao), M in shadow_casters:
-                    self.p_shadow["model"].write(M.T.astype("f4").copy())
-                    svao.render()
-            ctx.blend_equation = mgl.FUNC_ADD
-            ctx.disable(mgl.BLEND)
-            sfbo.read_into(sbuf, components=4)
-            shade = self._shade(scene, sbuf)  # bottom-up rows, like the GL texture
+        shade = self._cast_shadows(scene, shadow_casters, sfbo, sbuf, vpT) if scene.dice else None
         plane_buf.write(table_grid(scene, vp).tobytes())
 
         # The table covers the whole frame, so only depth needs clearing (moderngl applies
@@ -591,16 +567,62 @@ class Renderer:
         fbo.use()
         ctx.enable(mgl.DEPTH_TEST)
         ctx.disable(mgl.BLEND)
+        self._light(scene)
+        self._draw_table(scene, vpT, plane_vao)
+        if shade is not None:
+            self._darken_table(shade, shade_tex, tile_buf, tile_vao, W, H)
+        ctx.enable(mgl.CULL_FACE)
+        self.p_die["atlas"].value = 0
+        if boxes:
+            self._draw_boxes(boxes, vp)
+        self._draw_dice(scene, res, models, vp)
+        ctx.disable(mgl.CULL_FACE)
+        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
+        # RGBA reads are a plain copy in Mesa (RGB ones convert per pixel); GL rows run
+        # bottom-up, so flip while converting.
+        fbo.read_into(rgba, components=4, attachment=0)
+        rgba = cv2.flip(rgba, 0)
+        return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR), cv2.extractChannel(rgba, 3)
+
+    def _cast_shadows(self, scene: SceneSpec, casters, sfbo, sbuf, vpT) -> np.ndarray:
+        """Shadows: dice (and walls, props) flattened onto the table along each light (R, B) and straight
+        down (G); the table's shading from them, bottom-up rows like the GL texture."""
+        ctx, mgl = self.ctx, self.mgl
+        sfbo.use()
+        sfbo.clear(0, 0, 0, 0)
+        ctx.disable(mgl.DEPTH_TEST)
+        ctx.enable(mgl.BLEND)
+        ctx.blend_equation = mgl.MAX
+        self.p_shadow["vp"].write(vpT)
+        shadow_jobs = [(0, (1, 0, 0, 0), 1.0), (None, (0, 1, 0, 0), 1.12)]
+        if len(scene.lights) > 1:
+            shadow_jobs.append((1, (0, 0, 1, 0), 1.0))
+        for li, chan, grow in shadow_jobs:
+            ldir = np.array([0, 0, 1.0]) if li is None else scene.lights[li].direction
+            self.p_shadow["ldir"].value = tuple(float(x) for x in ldir)
+            self.p_shadow["grow"].value = grow
+            self.p_shadow["chan"].value = chan
+            for (mesh, tex, vao, svao), M in casters:
+                self.p_shadow["model"].write(M.T.astype("f4").copy())
+                svao.render()
+        ctx.blend_equation = mgl.FUNC_ADD
+        ctx.disable(mgl.BLEND)
+        sfbo.read_into(sbuf, components=4)
+        return self._shade(scene, sbuf)
+
+    def _light(self, scene: SceneSpec) -> None:
+        """The scene's lights (up to three), ambient and camera, for the dice and walls."""
         n_l = min(3, len(scene.lights))
         ldirs = [tuple(float(x) for x in l.direction) for l in scene.lights[:3]] + [(0.0, 0.0, 1.0)] * (3 - n_l)
         lcols = [tuple(float(x) for x in l.colour) for l in scene.lights[:3]] + [(0.0, 0.0, 0.0)] * (3 - n_l)
-        amb = np.array(scene.ambient, float)
         self.p_die["light_dir"].value = ldirs
         self.p_die["light_col"].value = lcols
-        self.p_die["ambient"].value = tuple(amb)
+        self.p_die["ambient"].value = tuple(np.array(scene.ambient, float))
         self.p_die["cam_pos"].value = tuple(float(x) for x in scene.cam_pos)
+
+    def _draw_table(self, scene: SceneSpec, vpT, plane_vao) -> None:
         p = self.p_plane
-        lit = amb + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
+        lit = np.array(scene.ambient, float) + sum(np.array(l.colour) * l.direction[2] for l in scene.lights)
         p["tint_lit"].value = tuple(float(x) for x in lit * np.array(scene.surface_tint))
         main = scene.lights[0].colour if scene.lights else (0.0, 0.0, 0.0)
         p["glare_col"].value = tuple(0.25 * float(x) for x in main)
@@ -610,42 +632,48 @@ class Renderer:
         p["uvm"].write(uvm.T.astype("f4").copy())
         p["surf"].value = 0
         self.surface_texture(scene.surface, surface_level(scene)).use(0)
-        plane_vao.render(mgl.TRIANGLES)
-        if shade is not None:
-            # Darken the table under the tiles that hold shadow (before walls and dice are
-            # drawn, so they stay lit): framebuffer *= shade.
-            tiles = shadow_tiles(shade)
-            if len(tiles):
-                tile_buf.write(tiles.tobytes())
-                shade_tex.write(np.clip(shade * 255 + 0.5, 0, 255).astype(np.uint8).tobytes())
-                shade_tex.use(0)
-                self.p_shade["shade"].value = 0
-                self.p_shade["screen"].value = (float(W), float(H))
-                ctx.disable(mgl.DEPTH_TEST)
-                ctx.enable(mgl.BLEND)
-                ctx.blend_func = mgl.DST_COLOR, mgl.ZERO, mgl.ZERO, mgl.ONE
-                tile_vao.render(mgl.TRIANGLES, vertices=len(tiles) // 2)
-                ctx.disable(mgl.BLEND)
-                ctx.enable(mgl.DEPTH_TEST)
+        plane_vao.render(self.mgl.TRIANGLES)
 
-        ctx.enable(mgl.CULL_FACE)
+    def _darken_table(self, shade: np.ndarray, shade_tex, tile_buf, tile_vao, W: int, H: int) -> None:
+        """Darken the table under the tiles that hold shadow (before walls and dice are drawn, so they
+        stay lit): framebuffer *= shade."""
+        ctx, mgl = self.ctx, self.mgl
+        tiles = shadow_tiles(shade)
+        if not len(tiles):
+            return
+        tile_buf.write(tiles.tobytes())
+        shade_tex.write(np.clip(shade * 255 + 0.5, 0, 255).astype(np.uint8).tobytes())
+        shade_tex.use(0)
+        self.p_shade["shade"].value = 0
+        self.p_shade["screen"].value = (float(W), float(H))
+        ctx.disable(mgl.DEPTH_TEST)
+        ctx.enable(mgl.BLEND)
+        ctx.blend_func = mgl.DST_COLOR, mgl.ZERO, mgl.ZERO, mgl.ONE
+        tile_vao.render(mgl.TRIANGLES, vertices=len(tiles) // 2)
+        ctx.disable(mgl.BLEND)
+        ctx.enable(mgl.DEPTH_TEST)
+
+    def _draw_boxes(self, boxes, vp) -> None:
+        """Walls and props: plain boxes of one colour each, no ink, id 0 (the table's)."""
         pd = self.p_die
-        pd["atlas"].value = 0
-        if boxes:
-            _, wtex, wvao, _ = self.wall_resources()
-            pd["ink"].value = (0.0, 0.0, 0.0)
-            pd["material"].value = 0
-            pd["body_alpha"].value = 1.0
-            pd["engraved"].value = 0.0
-            pd["die_id"].value = 0.0
-            pd["seed"].value = 0.0
-            wtex.use(0)
-            for M, colour in boxes:
-                pd["body"].value = tuple(float(x) for x in colour)
-                pd["body2"].value = tuple(float(x) for x in colour)
-                pd["mvp"].write((vp @ M).T.astype("f4").copy())
-                pd["model"].write(M.T.astype("f4").copy())
-                wvao.render()
+        _, wtex, wvao, _ = self.wall_resources()
+        pd["ink"].value = (0.0, 0.0, 0.0)
+        pd["material"].value = 0
+        pd["body_alpha"].value = 1.0
+        pd["engraved"].value = 0.0
+        pd["die_id"].value = 0.0
+        pd["seed"].value = 0.0
+        wtex.use(0)
+        for M, colour in boxes:
+            pd["body"].value = tuple(float(x) for x in colour)
+            pd["body2"].value = tuple(float(x) for x in colour)
+            pd["mvp"].write((vp @ M).T.astype("f4").copy())
+            pd["model"].write(M.T.astype("f4").copy())
+            wvao.render()
+
+    def _draw_dice(self, scene: SceneSpec, res, models, vp) -> None:
+        """The dice, translucent ones last (blended over what is behind them); die k writes id k."""
+        ctx, mgl, pd = self.ctx, self.mgl, self.p_die
         order = sorted(range(len(scene.dice)), key=lambda i: scene.dice[i].material == "translucent")
         for i in order:
             d = scene.dice[i]
@@ -668,13 +696,6 @@ class Renderer:
             tex.use(0)
             vao.render()
             ctx.disable(mgl.BLEND)
-        ctx.disable(mgl.CULL_FACE)
-        ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
-        # RGBA reads are a plain copy in Mesa (RGB ones convert per pixel); GL rows run
-        # bottom-up, so flip while converting.
-        fbo.read_into(rgba, components=4, attachment=0)
-        rgba = cv2.flip(rgba, 0)
-        return cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR), cv2.extractChannel(rgba, 3)
 
     def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray:
         """Table shading in [0.05, 1] (float32, 1 = unshadowed) from the flattened-dice masks."""
