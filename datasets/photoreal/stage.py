@@ -210,99 +210,15 @@ class Stage:
 
     def _die_material(self, i: int):
         """Plastic, resin or metal body (swirls, speckles, pearl) with paint-filled engraving."""
-        bpy = self.bpy
-        mat = bpy.data.materials.new(f"die{i}")
+        mat = self.bpy.data.materials.new(f"die{i}")
         _nodes_on(mat)
-        nt = mat.node_tree
-        N, L = nt.nodes, nt.links
-        body = N["Principled BSDF"]
-        out = N["Material Output"]
-        tc = N.new("ShaderNodeTexCoord")
-        uv = N.new("ShaderNodeUVMap")
+        g = _Graph(mat)
+        body = g.nodes["Principled BSDF"]
+        out = g.nodes["Material Output"]
+        uv = g.nodes.new("ShaderNodeUVMap")
         uv.uv_map = "UVMap"
-
-        def value(name, v=0.0):
-            n = N.new("ShaderNodeValue")
-            n.name = name
-            n.outputs[0].default_value = v
-            return n
-
-        def rgb(name):
-            n = N.new("ShaderNodeRGB")
-            n.name = name
-            return n
-
-        def noise(w_name):
-            n = N.new("ShaderNodeTexNoise")
-            n.noise_dimensions = "4D"
-            n.name = w_name
-            n.inputs["Detail"].default_value = 5.0
-            n.inputs["Roughness"].default_value = 0.55
-            L.new(tc.outputs["Object"], n.inputs["Vector"])
-            return n
-
-        def band(src, range_name, amt_name):
-            """A clamped map range of `src` times an amount: how much of one colour shows where."""
-            mr = N.new("ShaderNodeMapRange")
-            mr.name = range_name
-            mr.clamp = True
-            L.new(src, mr.inputs["Value"])
-            mul = N.new("ShaderNodeMath")
-            mul.operation = "MULTIPLY"
-            mul.name = amt_name
-            L.new(mr.outputs["Result"], mul.inputs[0])
-            return mr, mul
-
-        def mix(a, b, fac):
-            m = N.new("ShaderNodeMix")
-            m.data_type = "RGBA"
-            L.new(fac, m.inputs["Factor"])
-            L.new(a, m.inputs[6])
-            L.new(b, m.inputs[7])
-            return m.outputs[2]
-
-        c1, c2, c3, speck = rgb("body"), rgb("body2"), rgb("body3"), rgb("speck")
-        n1, n2 = noise("noise1"), noise("noise2")
-        _, f1 = band(n1.outputs["Fac"], "band1", "amt2")
-        _, f2 = band(n2.outputs["Fac"], "band2", "amt3")
-        vor = N.new("ShaderNodeTexVoronoi")
-        vor.name = "speckles"
-        L.new(tc.outputs["Object"], vor.inputs["Vector"])
-        mrs, fs = band(vor.outputs["Distance"], "speck_size", "amt_speck")
-        mrs.inputs["To Min"].default_value = 1.0  # near a speckle's centre: full speckle colour
-        mrs.inputs["To Max"].default_value = 0.0
-        col = mix(c1.outputs[0], c2.outputs[0], f1.outputs[0])
-        col = mix(col, c3.outputs[0], f2.outputs[0])
-        col = mix(col, speck.outputs[0], fs.outputs[0])
-        L.new(col, body.inputs["Base Color"])
-
-        ink = N.new("ShaderNodeTexImage")
-        ink.name = "ink"
-        ink.interpolation = "Cubic"
-        ink.extension = "EXTEND"
-        L.new(uv.outputs["UV"], ink.inputs["Vector"])
-        depth = N.new("ShaderNodeMath")
-        depth.operation = "MULTIPLY"
-        depth.name = "engrave"
-        L.new(ink.outputs["Color"], depth.inputs[0])
-        bump = N.new("ShaderNodeBump")
-        bump.invert = True
-        bump.inputs["Distance"].default_value = 0.0004
-        L.new(depth.outputs[0], bump.inputs["Height"])
-        L.new(bump.outputs["Normal"], body.inputs["Normal"])
-        L.new(bump.outputs["Normal"], body.inputs["Coat Normal"])
-
-        paint = N.new("ShaderNodeBsdfPrincipled")
-        paint.name = "paint"
-        paint.inputs["Roughness"].default_value = 0.45
-        L.new(bump.outputs["Normal"], paint.inputs["Normal"])
-        pr = rgb("paint_rgb")
-        L.new(pr.outputs[0], paint.inputs["Base Color"])
-        mixs = N.new("ShaderNodeMixShader")
-        L.new(ink.outputs["Color"], mixs.inputs["Fac"])
-        L.new(body.outputs["BSDF"], mixs.inputs[1])
-        L.new(paint.outputs["BSDF"], mixs.inputs[2])
-        L.new(mixs.outputs["Shader"], out.inputs["Surface"])
+        g.links.new(_body_colour(g), body.inputs["Base Color"])
+        _engrave(g, body, uv, out)
         body.inputs["Coat Roughness"].default_value = 0.04
         return mat
 
@@ -681,3 +597,94 @@ def _track_euler(d: np.ndarray):
     from mathutils import Vector
 
     return Vector(tuple(float(x) for x in d)).to_track_quat("-Z", "Y").to_euler()
+
+
+class _Graph:
+    """One material's shader nodes, with the few shapes of node a die's material is built from. Nodes are
+    named where the sampler sets them per die (`body`, `noise1`, `band1`, `amt2`, `ink`, `paint_rgb`...)."""
+
+    def __init__(self, mat):
+        self.nodes, self.links = mat.node_tree.nodes, mat.node_tree.links
+        self.coords = self.nodes.new("ShaderNodeTexCoord")
+
+    def rgb(self, name: str):
+        n = self.nodes.new("ShaderNodeRGB")
+        n.name = name
+        return n
+
+    def noise(self, name: str):
+        n = self.nodes.new("ShaderNodeTexNoise")
+        n.noise_dimensions = "4D"
+        n.name = name
+        n.inputs["Detail"].default_value = 5.0
+        n.inputs["Roughness"].default_value = 0.55
+        self.links.new(self.coords.outputs["Object"], n.inputs["Vector"])
+        return n
+
+    def band(self, src, range_name: str, amt_name: str):
+        """A clamped map range of `src` times an amount: how much of one colour shows where."""
+        mr = self.nodes.new("ShaderNodeMapRange")
+        mr.name = range_name
+        mr.clamp = True
+        self.links.new(src, mr.inputs["Value"])
+        mul = self.nodes.new("ShaderNodeMath")
+        mul.operation = "MULTIPLY"
+        mul.name = amt_name
+        self.links.new(mr.outputs["Result"], mul.inputs[0])
+        return mr, mul
+
+    def mix(self, a, b, fac):
+        m = self.nodes.new("ShaderNodeMix")
+        m.data_type = "RGBA"
+        self.links.new(fac, m.inputs["Factor"])
+        self.links.new(a, m.inputs[6])
+        self.links.new(b, m.inputs[7])
+        return m.outputs[2]
+
+
+def _body_colour(g: _Graph):
+    """The body's colour: up to three colours swirled by two noises, then speckles (a Voronoi's spots)."""
+    c1, c2, c3, speck = g.rgb("body"), g.rgb("body2"), g.rgb("body3"), g.rgb("speck")
+    n1, n2 = g.noise("noise1"), g.noise("noise2")
+    _, f1 = g.band(n1.outputs["Fac"], "band1", "amt2")
+    _, f2 = g.band(n2.outputs["Fac"], "band2", "amt3")
+    vor = g.nodes.new("ShaderNodeTexVoronoi")
+    vor.name = "speckles"
+    g.links.new(g.coords.outputs["Object"], vor.inputs["Vector"])
+    mrs, fs = g.band(vor.outputs["Distance"], "speck_size", "amt_speck")
+    mrs.inputs["To Min"].default_value = 1.0  # near a speckle's centre: full speckle colour
+    mrs.inputs["To Max"].default_value = 0.0
+    col = g.mix(c1.outputs[0], c2.outputs[0], f1.outputs[0])
+    col = g.mix(col, c3.outputs[0], f2.outputs[0])
+    return g.mix(col, speck.outputs[0], fs.outputs[0])
+
+
+def _engrave(g: _Graph, body, uv, out) -> None:
+    """The numerals engraved (a bump from the ink image) and filled with paint, mixed over the body."""
+    N, L = g.nodes, g.links
+    ink = N.new("ShaderNodeTexImage")
+    ink.name = "ink"
+    ink.interpolation = "Cubic"
+    ink.extension = "EXTEND"
+    L.new(uv.outputs["UV"], ink.inputs["Vector"])
+    depth = N.new("ShaderNodeMath")
+    depth.operation = "MULTIPLY"
+    depth.name = "engrave"
+    L.new(ink.outputs["Color"], depth.inputs[0])
+    bump = N.new("ShaderNodeBump")
+    bump.invert = True
+    bump.inputs["Distance"].default_value = 0.0004
+    L.new(depth.outputs[0], bump.inputs["Height"])
+    L.new(bump.outputs["Normal"], body.inputs["Normal"])
+    L.new(bump.outputs["Normal"], body.inputs["Coat Normal"])
+    paint = N.new("ShaderNodeBsdfPrincipled")
+    paint.name = "paint"
+    paint.inputs["Roughness"].default_value = 0.45
+    L.new(bump.outputs["Normal"], paint.inputs["Normal"])
+    pr = g.rgb("paint_rgb")
+    L.new(pr.outputs[0], paint.inputs["Base Color"])
+    mixs = N.new("ShaderNodeMixShader")
+    L.new(ink.outputs["Color"], mixs.inputs["Fac"])
+    L.new(body.outputs["BSDF"], mixs.inputs[1])
+    L.new(paint.outputs["BSDF"], mixs.inputs[2])
+    L.new(mixs.outputs["Shader"], out.inputs["Surface"])
