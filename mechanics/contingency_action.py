@@ -88,6 +88,16 @@ def cut(score: int, sixes: int) -> tuple[str, int, int]:
     return (LEVELS[min(s, 4)], max(0, s - 3), tension)
 
 
+def removed(value: int) -> int:
+    """A resource pool's d8 is removed on 6 or more."""
+    return int(value >= 6)
+
+
+def pool_word(removed_dice: int, thrown: int) -> str:
+    """A resource pool roll's outcome word."""
+    return "depleted" if removed_dice == thrown else "none-removed" if removed_dice == 0 else "diminished"
+
+
 def _level_name(score: int) -> str:
     return LEVELS[min(score, 4)]
 
@@ -135,7 +145,7 @@ def _rolled(dice: Sequence[DieReading], opts: ActionOptions, kept_value: int) ->
     for d in dice:
         if d.type is DieType.d8:
             if opts.mode == "resource":
-                gone = d.value >= 6
+                gone = bool(removed(d.value))
                 rolled.append(RolledDie(**d.model_dump(), role="resource", is_dropped=gone,
                                         why="6 or more: removed from the pool" if gone else None))
                 continue
@@ -161,7 +171,7 @@ def score(dice: Sequence[DieReading], opts: ActionOptions) -> ActionScore:
     outcome, crit, tension = cut(points, sixes)
     kept = min(action) if opts.zero_dice else max(action)
     return ActionScore(action, pressure, state[2], _level_name(points), kept, sixes, outcome, crit, tension,
-                       _rolled(dice, opts, kept), sum(1 for v in action if v >= 6))
+                       _rolled(dice, opts, kept), sum(removed(v) for v in action))
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
@@ -207,22 +217,17 @@ def summarise(s: ActionScore, opts: ActionOptions) -> str:
     return head + "."
 
 
-def resource_word(s: ActionScore) -> str:
-    remaining = len(s.action) - s.removed
-    return "depleted" if remaining == 0 else "none-removed" if s.removed == 0 else "diminished"
-
-
 def explain_resource(s: ActionScore) -> tuple[list[str], str]:
     """A resource pool roll's own steps (after the action steps) and its one sentence."""
-    n, removed = len(s.action), s.removed
-    remaining, word = n - removed, resource_word(s)
-    steps = [f"Resource pool: {removed} of {n} dice showed 6 or more and are removed; {remaining} remain."]
+    n, gone = len(s.action), s.removed
+    remaining, word = n - gone, pool_word(gone, n)
+    steps = [f"Resource pool: {gone} of {n} dice showed 6 or more and are removed; {remaining} remain."]
     if word == "depleted":
         steps.append("The pool is empty: the event happens or the resource runs out.")
     elif word == "none-removed":
         steps.append("No die was removed: the GM applies a secondary effect or a minor consequence.")
     summary = {"depleted": f"Pool depleted: all {n} dice removed.",
-               "diminished": f"Pool diminished: {removed} removed, {remaining} remain.",
+               "diminished": f"Pool diminished: {gone} removed, {remaining} remain.",
                "none-removed": f"No dice removed: {remaining} remain and a minor consequence applies."}[word]
     return steps, summary
 
@@ -236,7 +241,7 @@ def resolve(dice: Sequence[DieReading], opts: ActionOptions) -> ActionAdjudicati
     if opts.mode == "resource":
         more, summary = explain_resource(s)
         remaining = len(s.action) - s.removed
-        return ActionAdjudication(**fields, outcome=resource_word(s), explanation=steps + more, summary=summary,
+        return ActionAdjudication(**fields, outcome=pool_word(s.removed, len(s.action)), explanation=steps + more, summary=summary,
                                   remaining=remaining, removed=s.removed, depleted=remaining == 0,
                                   none_removed=s.removed == 0)
     return ActionAdjudication(**fields, outcome=s.outcome, explanation=steps, summary=summarise(s, opts))
@@ -259,8 +264,7 @@ def odds(pool: Sequence[DieType], opts: ActionOptions) -> Odds:
     if opts.mode == "resource":
         if p:
             raise RulesError("a resource pool roll uses d8 dice only")
-        removed = a @ icepool.d8.map(lambda v: int(v >= 6))
-        names = removed.map(lambda r: "depleted" if r == a else "none-removed" if r == 0 else "diminished")
+        names = (a @ icepool.d8.map(removed)).map(lambda r: pool_word(r, a))
         outcomes = ladder(names, RESOURCE_OUTCOMES)
         summary = f"Rolling a pool of {a} d8: depleted {percent(Fraction(outcomes[0].fraction))}, nothing removed {percent(Fraction(outcomes[2].fraction))}."
         return Odds(system=NAME, pool=pool_str, options=opts.model_dump(), outcomes=outcomes, summary=summary)
