@@ -193,9 +193,14 @@ def pick_position(opts: ContingencyOptions) -> int:
     return 2 if opts.net > 0 else 0 if opts.net < 0 else 1
 
 
+def _modifiers(opts: ContingencyOptions) -> list[int]:
+    """The face modifier of each of the three dice (the options may give fewer)."""
+    return list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+
+
 def check(kinds: Sequence[DieType], values: Sequence[int], opts: ContingencyOptions, luck: int | None = None) -> Check:
     """The rule, once: effective values → pick → luck → total → omens. `values` are raw faces."""
-    mods = list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
+    mods = _modifiers(opts)
     eff = [face(k, v) + mods[i] for i, (k, v) in enumerate(zip(kinds, values))]
     keys = sorted(sort_key(kinds[i], eff[i], i, opts.tie_order) for i in range(len(eff)))
     order = [k[2] for k in keys]
@@ -250,10 +255,6 @@ class ContingencyScore(NamedTuple):
     luck: DieReading | None
     luck_value: int | None  # the luck die's face as it counts
     dice: list[RolledDie]
-
-
-def _modifiers(opts: ContingencyOptions) -> list[int]:
-    return list(opts.modifiers) + [0] * (3 - len(opts.modifiers))
 
 
 def _rolled(dice: Sequence[DieReading], opts: ContingencyOptions, c: Check, luck: DieReading | None,
@@ -348,7 +349,7 @@ def odds(pool: Sequence[DieType], opts: ContingencyOptions) -> Odds:
     o = opts.model_copy(update={"luck": None})
     # Per die and face: its sort key and omens, so each combination is one sort of three keys
     # (the same sort_key/pick_position/omens_of that `check` applies to real dice).
-    mods = list(o.modifiers) + [0] * (3 - len(o.modifiers))
+    mods = _modifiers(o)
     per_die = []
     for i, k in enumerate(kinds):
         per_die.append([(sort_key(k, face(k, v) + mods[i], i, o.tie_order), omens_of(face(k, v) + mods[i]))

@@ -361,12 +361,12 @@ def resolve(dice: Sequence[DieReading], opts: HouseOptions) -> HouseAdjudication
     if opts.split:
         return _resolve_split(dice, opts)
     s = score(dice, opts)
-    contested = {} if s.their_net is None else dict(opponent_successes=s.their_net, margin=s.margin, winner=s.winner)
     return HouseAdjudication(
         system=NAME, outcome=s.outcome, dice=s.dice, explanation=explain(s, opts), summary=summarise(s, opts),
         options=opts.model_dump(), difficulty=s.difficulty.value, dice_lost=s.difficulty.overage,
         dice_rolled=len(s.counted), hits=s.own.hits, ones=s.own.ones, successes=s.own.net, botch=s.own.net < 0,
-        degree=s.degree, total_successes=s.total, pool=opts.dice_pool, **contested,
+        degree=s.degree, total_successes=s.total, pool=opts.dice_pool, opponent_successes=s.their_net,
+        margin=s.margin, winner=s.winner,
     )
 
 

@@ -88,6 +88,15 @@ def test_contested_in_one_throw_the_defender_by_colour_at_its_own_difficulty():
         roll(d10s(9, 8) + d10s(7, colour="black"), attribute=2, ability=1, opponent_colour="black")
 
 
+def test_a_defender_who_wins_leaves_the_actor_no_degree():
+    """The degree is the actor's margin over the defender; a defender who wins by 2 leaves none."""
+    a = roll(d10s(9, 2) + d10s(9, 8, 7), opponent_dice=3)
+    assert (a.successes, a.opponent_successes, a.winner, a.margin) == (1, 3, "defender", 2)
+    assert (a.outcome, a.degree) == ("failure", None)
+    assert not any(step.startswith("Degree") for step in a.explanation)
+    assert a.summary == "Failure: 1 net success at difficulty 6; defender wins by 2."
+
+
 def test_extended_and_teamwork_totals_add_each_throw():
     a = roll(d10s(9, 9, 1), prior_successes=3, extended=True)
     assert (a.successes, a.total_successes) == (1, 4)
