@@ -39,9 +39,9 @@ case "$target" in
     vision)
         # The tests reach the server's watch command, and vision's modules import only downward: stage every folder.
         packages=(mechanics vision datasets models server)
-        mutate=(dicecam/vision/boxes.py dicecam/vision/vote.py dicecam/vision/assembly.py)
+        mutate=(dicecam/vision/boxes.py dicecam/vision/vote.py dicecam/vision/assembly.py dicecam/vision/stream.py)
         tests=(tests/vision/test_vision_boxes.py tests/vision/test_vision_vote.py tests/vision/test_vision_assembly.py
-               tests/server/test_server_cli_watch.py)
+               tests/vision/test_vision_stream.py tests/server/test_server_cli_watch.py)
         ;;
     server)
         packages=(mechanics vision datasets models server)

@@ -60,6 +60,24 @@ def test_each_roll_is_announced_once_when_its_dice_come_to_rest():
     assert action.data.adjudication.outcome == "grim", "highest d8 7 is messy; the pressure six cuts it to grim"
 
 
+def test_each_roll_event_carries_the_frame_it_was_read_from_and_joins_the_attached_session():
+    from dicecam.vision.assembly import RollSession
+
+    t = Table(1).empty(10).roll(PAIR).empty(10).roll(ACTION).empty(10)
+    p = Pipeline(t.script.source(), t.script.oracle(), "contingency-action", warm_up=False)
+    shared = RollSession("contingency-action", source="camera")  # as the server's table makes it
+    p.attach(shared)
+    seen = []
+    p.subscribe(lambda e: seen.append((e, p.latest_frame())))
+    p.run()
+    got = [(e, latest) for e, latest in seen if e.type.startswith("roll.")]
+    assert len(got) == 2 and shared.last is got[-1][0].data  # the attached session built the rolls
+    for event, (fid, frame, _) in got:
+        assert event.frame is not None and event.frame.shape == frame.shape
+        assert fid == event.data.frame_id and np.array_equal(event.frame, frame)
+    assert "frame" not in json.loads(got[0][0].model_dump_json())
+
+
 def test_dice_lying_on_the_table_when_the_camera_starts_are_not_a_roll_and_the_next_throw_is():
     t = Table(7)
     for _ in range(30):  # the camera opens on dice already at rest (or clutter the detector takes for dice)
