@@ -196,3 +196,13 @@ def test_no_comment_cites_a_file_the_project_does_not_have():
 def test_a_citation_of_a_missing_file_is_found(tmp_path):
     root = _tree(tmp_path, {"vision/pipeline.py": "# the shape in ARCHITECTURE.md; see vision/pipeline.py\n"})
     assert missing_citations(root) == ["vision/pipeline.py:1 ARCHITECTURE.md"]
+
+
+def test_every_package_folder_is_installed():
+    """A subfolder with an __init__.py (server/routes/, server/commands/...) is in pyproject's packages, or a
+    wheel built from the project would leave it out (an editable install finds it anyway)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(_module_name(ROOT, init)) for folder in ORDER for init in (ROOT / folder).rglob("__init__.py")}
+    assert found - listed == set()
