@@ -21,15 +21,20 @@ A YOLO label's normalised centre box in pixels of a 640 x 480 image, and back:
 >>> normalised((240.0, 120.0, 400.0, 360.0), 640, 480)
 (0.5, 0.5, 0.25, 0.5)
 
-The detector's centre boxes (one row each), kept by non-maximum suppression, as xyxy:
+The detector's centre boxes (cx, cy, w, h; one row each), kept by non-maximum suppression, as xyxy. The
+second box overlaps the first by IoU 0.82 and goes; the third overlaps it by 0.25 and stays; the fourth
+scores below `min_score`:
 
 >>> import numpy as np
->>> xywh = xywh_from_centres(np.array([[50.0, 50, 20, 20], [52, 50, 20, 20], [150, 50, 20, 20]]))
->>> kept = nms(xywh, np.array([0.9, 0.8, 0.7]), min_score=0.3, max_iou=0.5)
+>>> centres = np.array([[50.0, 50, 20, 40], [52, 50, 20, 40], [62, 50, 20, 40], [150, 50, 20, 40]])
+>>> xywh = xywh_from_centres(centres)
+>>> xywh[0].tolist()
+[40.0, 30.0, 20.0, 40.0]
+>>> kept = nms(xywh, np.array([0.9, 0.8, 0.7, 0.2]), min_score=0.3, max_iou=0.5)
 >>> kept.tolist()
 [0, 2]
 >>> xyxy_from_xywh(xywh[kept]).tolist()
-[[40.0, 40.0, 60.0, 60.0], [140.0, 40.0, 160.0, 60.0]]
+[[40.0, 30.0, 60.0, 70.0], [52.0, 30.0, 72.0, 70.0]]
 """
 
 from __future__ import annotations

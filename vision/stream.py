@@ -3,8 +3,8 @@
 An event is one of a few shapes told apart by `type`. This module holds the envelope and the two the
 camera makes (a roll read from the table, the camera's status); the server adds the shapes only it
 serves (its configuration and the snapshot a page gets first, `server/events.py`). `make_event` is the
-one place an event is made, whichever folder defines its shape: each shape registers the `type`s it
-carries when it is defined.
+one place an event is made, whichever folder defines its shape: it finds the shape whose `type` names the
+event's type among the envelope's subclasses.
 
 A roll event also carries, outside its JSON, the frame the roll was read from, so whoever stores the
 roll keeps its picture without asking the camera for it afterwards.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timezone
-from typing import Any, ClassVar, Literal, Union, get_args
+from typing import Any, Literal, Union, get_args
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
@@ -44,19 +44,16 @@ class Envelope(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # type -> the shape that carries it, filled as each shape is defined (see make_event)
-    shapes: ClassVar[dict[str, type[Envelope]]] = {}
-
     v: Literal[1] = 1
     type: str  # each event's own Literal in its shape; declared here to keep the envelope's field order
     id: str = Field(title="Event id (uuid)")
     ts: datetime
 
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        for name in get_args(cls.model_fields["type"].annotation):
-            Envelope.shapes[name] = cls
+    @staticmethod
+    def shapes() -> dict[str, type[Envelope]]:
+        """Each event type and the shape that carries it (a shape defined in any folder)."""
+        return {name: shape for shape in Envelope.__subclasses__()
+                for name in get_args(shape.model_fields["type"].annotation)}
 
 
 class RollEvent(Envelope):
@@ -83,9 +80,10 @@ def make_event(type_: str, data: Any, *, frame: np.ndarray | None = None, id: st
                ts: datetime | None = None) -> Envelope:
     """A new event of `type_` carrying `data` (a model, or its JSON-shaped dict); its id and time are made
     here unless given. `frame` is the picture a roll event was read from."""
-    shape = Envelope.shapes.get(type_)
+    shapes = Envelope.shapes()
+    shape = shapes.get(type_)
     if shape is None:
-        raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(Envelope.shapes))})")
+        raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(shapes))})")
     event = shape.model_validate({"type": type_, "id": id or str(uuid.uuid4()),
                                   "ts": ts or datetime.now(timezone.utc), "data": data})
     if frame is not None:

@@ -85,6 +85,12 @@ def test_a_die_read_without_confidence_makes_the_roll_uncertain():
     assert roll.adjudication is None
 
 
+def test_an_unsure_die_says_why_when_the_reader_says():
+    dice = [die("d6", 2, x=0), die("d10", 6, x=200, uncertain=True, doubt="a d10 that reads as 6 or 9 (no mark seen)")]
+    assert uncertain_reason(dice) == ("the d10 at right could not be read with confidence "
+                                      "(a d10 that reads as 6 or 9 (no mark seen)) — check it or re-roll")
+
+
 def test_a_cocked_die_is_reported_before_an_unsure_one_wherever_it_lies():
     dice = [die("d6", 2, x=0, uncertain=True), die("d8", 5, x=200, cocked=True)]
     assert uncertain_reason(dice) == "the d8 at right is cocked — re-roll it"
