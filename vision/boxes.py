@@ -35,6 +35,11 @@ scores below `min_score`:
 [0, 2]
 >>> xyxy_from_xywh(xywh[kept]).tolist()
 [[40.0, 30.0, 60.0, 70.0], [52.0, 30.0, 72.0, 70.0]]
+
+With every score below `min_score` none is kept, and the indices still index:
+
+>>> xywh[nms(xywh, np.full(4, 0.1), min_score=0.3, max_iou=0.5)].shape
+(0, 4)
 """
 
 from __future__ import annotations
