@@ -48,7 +48,8 @@ case "$target" in
         mutate=(dicecam/server/store.py dicecam/server/events.py)
         tests=(tests/server/test_server_api.py tests/server/test_server_events.py tests/server/test_server_store_props.py
                tests/server/test_server_clients.py tests/server/test_server_store_record.py
-               tests/server/test_server_store_corrections.py tests/server/test_server_events_broker.py)
+               tests/server/test_server_store_corrections.py tests/server/test_server_events_broker.py
+               tests/server/test_server_wire.py)
         ;;
     all)
         for t in mechanics vision server; do "$0" "$t" "$@"; done
