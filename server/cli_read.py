@@ -56,7 +56,7 @@ def register(subparsers) -> None:
                        ("overlay", "event to overlay painted, many clients")):
         b.add_argument(f"--{name}", action="store_true", help=what)
     b.add_argument("--teach-real", metavar="DIR", type=Path,
-                   help="the dice memory on real sets: teach 3 photos per face, read the others (before/after)")
+                   help="the dice memory on real sets: teach 3 photos per face, read other runs (before/after)")
     b.add_argument("--all", action="store_true", help="every benchmark")
     b.add_argument("--quick", action="store_true", help="fewer repeats")
     b.set_defaults(handler=_bench)
