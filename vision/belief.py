@@ -146,9 +146,10 @@ def gate_inputs(features: np.ndarray) -> np.ndarray:
 
 
 def confidence_inputs(features: np.ndarray, pick: np.ndarray, gate: np.ndarray) -> np.ndarray:
-    """(N, C): the chosen reader's measures and how clear the gate's choice was."""
+    """(N, C): the chosen reader's measures, how unsure it is, and how clear the gate's choice was."""
     rows = np.arange(len(pick))
-    return np.c_[features[rows, pick], np.abs(gate - 0.5)]
+    chosen = features[rows, pick]
+    return np.c_[chosen, _unsure(chosen[:, FEATURES.index("log_p")]), np.abs(gate - 0.5)]
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
