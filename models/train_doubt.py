@@ -115,13 +115,17 @@ def _blocks(n: int, folds: int = 5) -> np.ndarray:
     return np.arange(n) * folds // max(n, 1)
 
 
+def grow_gate(x: np.ndarray, y: np.ndarray) -> Trees:
+    """The gate, grown on the dice where exactly one reader is right: P(the numerals are the right one)."""
+    one = y[:, 0] != y[:, 1]
+    return fit_trees(gate_inputs(x[one]), y[one, 0])
+
+
 def out_of_fold_gate(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
     """(M,) each die's gate from trees grown on the other folds' dice."""
     gate = np.zeros(len(y))
-    one = y[:, 0] != y[:, 1]
     for k in np.unique(fold):
-        grow = (fold != k) & one
-        trees = fit_trees(gate_inputs(x[grow]), y[grow, 0])
+        trees = grow_gate(x[fold != k], y[fold != k])
         gate[fold == k] = 1 / (1 + np.exp(-np.clip(trees.log_odds(gate_inputs(x[fold == k])), -50, 50)))
     return gate
 
@@ -144,7 +148,7 @@ def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple[np.nda
         out = fold == k
         if not ((y[~out, 0] != y[~out, 1]).any() and len(np.unique(y[~out])) == 2):
             continue  # too few dice left to fit on: this fold counts as unsure
-        trees = fit_trees(gate_inputs(x[~out & (y[:, 0] != y[:, 1])]), y[~out & (y[:, 0] != y[:, 1]), 0])
+        trees = grow_gate(x[~out], y[~out])
         coef, bias = fit_confidence(x[~out], y[~out], out_of_fold_gate(x[~out], y[~out], fold[~out]))
         pick[out], chance[out] = Doubt(trees, coef, bias).choose(x[out])
     return pick, chance
@@ -200,7 +204,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     pick, chance = cross_fitted(x, y, fold)
     right = y[np.arange(len(y)), pick]
     below = choose_threshold(right, chance, pick, source)
-    trees = fit_trees(gate_inputs(x[y[:, 0] != y[:, 1]]), y[y[:, 0] != y[:, 1], 0])
+    trees = grow_gate(x, y)
     conf_coef, conf_bias = fit_confidence(x, y, out_of_fold_gate(x, y, fold))
     doubt = Doubt(trees, conf_coef, conf_bias, below)
     per_die = np.asarray(below)[pick]
