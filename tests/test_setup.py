@@ -109,6 +109,8 @@ if [ "$1 $2" = "-m venv" ]; then
 fi
 if [ "$1" = "-c" ] && [[ $2 == *base_prefix* ]]; then echo "/stub 3 11"; fi
 [ "$1" = "-" ] && cat > /dev/null
+# server/browser.py, which picks the page tests' Chromium: the one in $STUB_BROWSER, if any.
+if [[ $1 == */browser.py ]]; then [ -s "$STUB_BROWSER" ] || exit 1; cat "$STUB_BROWSER"; fi
 exit 0
 """
 
@@ -132,7 +134,10 @@ def stub_clone(tmp_path):
         (bin_ / name).write_text(body)
         (bin_ / name).chmod(0o755)
     log = tmp_path / "calls.log"
-    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "STUB_LOG": str(log)}
+    browser = tmp_path / "browser"
+    browser.write_text("/usr/bin/chromium\n")
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "STUB_LOG": str(log),
+           "STUB_BROWSER": str(browser)}
     env.pop("VIRTUAL_ENV", None)
     return clone, bin_, log, env
 
