@@ -6,7 +6,7 @@ Ubuntu's /usr/bin/chromium-browser: apt installs it there as a shell script that
 which a container or a machine without snapd cannot run, and Playwright would fail to launch it.
 
 Standard library only: tests/run.sh runs this file with the system's python3 (`python3 server/browser.py`
-prints the path, or exits 1 when there is none) before the test venv exists.
+prints the path; exits 1 when there is none, 2 for a bad DICECAM_CHROMIUM) before the test venv exists.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import shutil
 import sys
 from pathlib import Path
 
-ENV = "DICECAM_CHROMIUM"
-CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-
-
 try:
     from dicecam.mechanics.errors import DicecamError as _UserError
 except ImportError:  # run as a script by tests/run.sh, before this clone is installed anywhere
     _UserError = ValueError
+
+ENV = "DICECAM_CHROMIUM"
+CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
 
 class BrowserError(_UserError):

@@ -20,17 +20,12 @@ def bpy_problem() -> str | None:
     installing the extra again does not help the first."""
     try:
         import bpy  # noqa: F401
-    except ModuleNotFoundError as e:
-        if e.name == "bpy":
+    except Exception as e:  # noqa: BLE001 - a broken bpy wheel fails in many ways; each is told as it is
+        if isinstance(e, ModuleNotFoundError) and e.name == "bpy":
             return "bpy (the photoreal extra) is not installed"
-        return f"bpy is installed but does not load: {type(e).__name__}: {_first_line(e)}"
-    except Exception as e:  # noqa: BLE001 - a broken bpy wheel fails in many ways; any of them means "not here"
-        return f"bpy is installed but does not load: {type(e).__name__}: {_first_line(e)}"
+        first = (str(e).strip().splitlines() or [""])[0]
+        return f"bpy is installed but does not load: {type(e).__name__}: {first}"
     return None
-
-
-def _first_line(e: BaseException) -> str:
-    return (str(e).strip().splitlines() or [""])[0]
 
 
 def bpy_available() -> bool:
