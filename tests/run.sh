@@ -56,6 +56,11 @@ if [ -z "$chromium" ]; then
   fi
 fi
 if [ -n "$use_npm_chromium" ]; then
+  if [ ! -x "$npm_chromium" ] && [ "$(uname -m)" != x86_64 ]; then
+    echo "tests/run.sh: apt's chromium here only starts a snap, and $npm_chromium_pkg is built for x86_64 alone;" \
+      "set DICECAM_CHROMIUM to a Chromium for $(uname -m)" >&2
+    exit 1
+  fi
   need+=(libnss3 fontconfig-config)
   [ -x "$npm_chromium" ] || command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi

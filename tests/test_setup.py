@@ -280,3 +280,17 @@ def test_a_tarball_without_the_browser_stops_run_sh_with_one_clear_line(no_brows
     assert not (clone / ".cache" / "chromium" / "153.0.0" / "chromium").exists()
     assert not list((clone / ".cache" / "chromium" / "153.0.0").iterdir()), "the half-done unpacking is removed"
     assert not Path(f"{log}.browser").exists(), "pytest never ran"
+
+
+def test_off_x86_64_run_sh_says_what_to_set_instead_of_fetching_a_browser_that_cannot_run(no_browser, tmp_path):
+    clone, log, sys_log, show_file, env = no_browser
+    show_file.write_text("")
+    uname = Path(env["PATH"].split(os.pathsep)[0]) / "uname"
+    uname.write_text('#!/bin/sh\necho aarch64\n')
+    uname.chmod(0o755)
+    r = subprocess.run(["bash", str(clone / "tests" / "run.sh")], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        "tests/run.sh: apt's chromium here only starts a snap, and @sparticuz/chromium@153.0.0 is built for x86_64"
+        " alone; set DICECAM_CHROMIUM to a Chromium for aarch64"]
+    assert not installs(sys_log) and "npm" not in sys_log.read_text(), "nothing installed or fetched for it"
