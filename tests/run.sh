@@ -20,13 +20,13 @@ py=$venv/bin/python
 # and npm to fetch axe-core once (a fresh Debian has no npm). The page tests' Chromium: see below.
 need=(libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 libgomp1 espeak-ng)
 missing=()
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 updated=""
-apt_update() {
+apt_update() {  # once a run: both the browser's route and the install read apt's lists
   [ -n "$updated" ] && return
   $sudo apt-get update -qq
   updated=1
 }
-sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 
 # The page tests' Chromium, named to them in DICECAM_CHROMIUM; server/browser.py decides which (the
 # user's DICECAM_CHROMIUM, else a system one). Where there is none, apt's chromium is installed when it is
