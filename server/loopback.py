@@ -3,25 +3,17 @@ shared by the overlay benchmark and the page tests, so both measure the same set
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 import time
-from pathlib import Path
 
 import uvicorn
 
-CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+from .browser import find_chromium  # noqa: F401 (the page tests and the benchmark import it from here)
+
 # Without the background-networking flags Chromium keeps calling hosts this offline machine refuses.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def find_chromium() -> str | None:
-    for p in CHROMIUM_PATHS:
-        if Path(p).exists():
-            return p
-    return shutil.which("chromium")
 
 
 def free_port() -> int:

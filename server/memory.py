@@ -143,10 +143,10 @@ class TableMemory:
                   die: str | None = None, source: str = "teach", force: bool = False) -> Taught:
         """Learn the die inside `box` of `frame` as (kind, value)."""
         memory = self._need()
-        crop = self.reader.crops(frame, np.asarray(box, np.float32)[None])
-        feature = self.reader.embed(crop)[0]
+        seen = self.reader.learnable(frame, np.asarray(box, np.float32)[None])
         with self._write:
-            got = memory.teach(crop[0], feature, kind, value, colour=colour, die=die, source=source, force=force)
+            got = memory.teach(seen.crops[0], seen.features[0], kind, value, colour=colour, die=die, source=source,
+                               force=force, numerals=seen.scores(0))
             if got.learnt:
                 memory.save()
         return got
@@ -160,16 +160,16 @@ class TableMemory:
         boxed = [(i, d) for i, d in enumerate(roll.dice) if d.box is not None]
         if not boxed:
             return None
-        crops = self.reader.crops(frame, np.array([d.box for _, d in boxed], np.float32))
-        feats = self.reader.embed(crops)
+        seen = self.reader.learnable(frame, np.array([d.box for _, d in boxed], np.float32))
         corrected = confirmed = flagged = 0
         taught = []
         with self._write:
-            for (i, d), crop, f in zip(boxed, crops, feats):
+            for k, (i, d) in enumerate(boxed):
                 old = original.dice[i] if i < len(original.dice) else None
                 as_read = _same(d, old)
-                got = self.memory.teach(crop, f, d.type.value, d.value, colour=d.colour,
-                                        source="confirmed" if as_read else "correction", force=not as_read)
+                got = self.memory.teach(seen.crops[k], seen.features[k], d.type.value, d.value, colour=d.colour,
+                                        source="confirmed" if as_read else "correction", force=not as_read,
+                                        numerals=seen.scores(k))
                 if not got.learnt:
                     flagged += 1
                 elif as_read:

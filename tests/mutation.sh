@@ -3,8 +3,9 @@
 #
 #   bash tests/mutation.sh [mechanics|vision|server|all] [--fresh] [mutmut run options or mutant names]
 #
-# Needs the `mutation` extra (pip install '.[mutation]'). Each target is staged under
-# build/mutation/TARGET as a `dicecam/...` tree, because mutmut names a mutant by its file path and
+# Needs the `mutation` extra in the test venv that tests/run.sh makes, whose Python runs it:
+# .venv-test/bin/python -m pip install -e '.[mutation]' (PYTHON=... names another interpreter).
+# Each target is staged under build/mutation/TARGET as a `dicecam/...` tree, because mutmut names a mutant by its file path and
 # the tests import `dicecam.X` (pyproject maps folder X to dicecam.X). Only that target's fast,
 # non-browser tests run, and mutmut runs for each mutant only the tests that reach its function.
 # Results stay in build/mutation/TARGET; re-running resumes (mutants of changed code are tested again;
@@ -14,7 +15,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The test venv's Python by default: the system's python3 refuses pip installs (PEP 668), so mutmut is there.
 python=${PYTHON:-python3}
+[ -n "${PYTHON:-}" ] || [ ! -x "$root/.venv-test/bin/python" ] || python=$root/.venv-test/bin/python
 # The script changes directory: a relative interpreter path (a venv's) is made absolute, not resolved
 # through its symlink, which would leave the venv.
 if [[ $python == */* ]]; then python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")"; fi
@@ -25,7 +28,7 @@ if [[ ${1:-} == --fresh ]]; then fresh=1; shift; fi
 args=(--max-children "$(nproc)" "$@")
 
 if ! "$python" -c "import mutmut" 2>/dev/null; then
-    echo "mutation.sh: mutmut is not installed for $python (pip install '.[mutation]')" >&2
+    echo "mutation.sh: mutmut is not installed for $python (bash tests/run.sh once, then: .venv-test/bin/python -m pip install -e '.[mutation]')" >&2
     exit 2
 fi
 

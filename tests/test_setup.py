@@ -109,6 +109,9 @@ if [ "$1 $2" = "-m venv" ]; then
 fi
 if [ "$1" = "-c" ] && [[ $2 == *base_prefix* ]]; then echo "/stub 3 11"; fi
 [ "$1" = "-" ] && cat > /dev/null
+[ "$1 $2" = "-m pytest" ] && printf '%s' "${DICECAM_CHROMIUM-(unset)}" > "$STUB_LOG.browser"
+# server/browser.py, which picks the page tests' Chromium: the one in $STUB_BROWSER, if any.
+if [[ $1 == */browser.py ]]; then [ -s "$STUB_BROWSER" ] || exit 1; cat "$STUB_BROWSER"; fi
 exit 0
 """
 
@@ -127,13 +130,17 @@ def stub_clone(tmp_path):
     bin_.mkdir()
     for name, body in {"python3": STUB, "dpkg": "#!/bin/sh\nexit 0\n",
                        "apt-get": '#!/bin/sh\necho "apt-get $*" >> "$STUB_LOG"\n',
-                       "sudo": '#!/bin/sh\necho "sudo $*" >> "$STUB_LOG"\n',
+                       "sudo": '#!/bin/sh\necho "sudo $*" >> "$STUB_LOG"\nexec "$@"\n',
                        "npm": '#!/bin/sh\necho "npm $*" >> "$STUB_LOG"\n'}.items():
         (bin_ / name).write_text(body)
         (bin_ / name).chmod(0o755)
     log = tmp_path / "calls.log"
-    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "STUB_LOG": str(log)}
+    browser = tmp_path / "browser"
+    browser.write_text("/usr/bin/chromium\n")
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}", "STUB_LOG": str(log),
+           "STUB_BROWSER": str(browser)}
     env.pop("VIRTUAL_ENV", None)
+    env.pop("DICECAM_CHROMIUM", None)
     return clone, bin_, log, env
 
 
@@ -167,6 +174,7 @@ def test_run_sh_makes_its_own_venv_and_runs_pytest_with_its_python(stub_clone):
     last = rows[-1]
     assert last[0] == py and last[3] == "-m pytest tests/test_layout.py -q", f"pytest runs last, by the venv's Python: {last}"
     assert last[1] == str(venv / "bin") and last[2] == str(venv), "the venv's bin leads PATH for the suite's subprocesses"
+    assert Path(f"{log}.browser").read_text() == "/usr/bin/chromium", "the page tests get the browser found"
 
     # A second run reuses the venv and, with pyproject.toml unchanged, installs nothing.
     log.unlink()
@@ -175,3 +183,114 @@ def test_run_sh_makes_its_own_venv_and_runs_pytest_with_its_python(stub_clone):
     again = calls(log)
     assert not [a for _, _, _, a in again if a.startswith(("-m venv", "-m pip"))], f"the second run reinstalled: {again}"
     assert again[-1][0] == py and again[-1][3] == "-m pytest"
+
+
+# What run.sh does where no Chromium is found: `apt-cache show --no-all-versions chromium` as Debian 12
+# answers it (a browser), and as Ubuntu 24.04 does (nothing: only its snap stub chromium-browser provides
+# the name) or as a release whose chromium were itself a stub (it depends on snapd).
+DEBIAN_SHOW = "Package: chromium\nVersion: 150.0.7871.100-1~deb12u1\nDepends: libc6 (>= 2.35), libnss3 (>= 2:3.35)\n"
+SNAP_SHOWS = ["", "Package: chromium\nVersion: 2:1snap1-0ubuntu2\nPre-Depends: debconf, snapd\n"]
+FAKE_CHROMIUM = "#!/bin/sh\necho Chromium 153.0.8010.0\n"
+
+
+@pytest.fixture
+def no_browser(stub_clone, tmp_path):
+    """stub_clone on a machine without a Chromium, whose apt-get, apt-cache, dpkg and npm are stand-ins that
+    record to sys.log: dpkg knows what the stand-in apt-get installed, and apt's chromium puts a browser
+    where server/browser.py (the stand-in python3) finds it. npm pack gives a tarball laid out as
+    @sparticuz/chromium's, with a script for its brotli-compressed browser."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node (npm's, which run.sh unpacks the browser with) is not installed")
+    clone, bin_, log, env = stub_clone
+    Path(env["STUB_BROWSER"]).write_text("")
+    br = subprocess.run([node, "-e", 'process.stdout.write(require("zlib").brotliCompressSync(process.argv[1]))',
+                         FAKE_CHROMIUM], capture_output=True, check=True, timeout=60).stdout
+    pack = tmp_path / "pack"
+    (pack / "package" / "bin").mkdir(parents=True)
+    (pack / "package" / "bin" / "chromium.br").write_bytes(br)
+    tgz = tmp_path / "sparticuz-chromium-153.0.0.tgz"
+    subprocess.run(["tar", "-czf", str(tgz), "-C", str(pack), "package"], check=True)
+    sys_log, installed, show = tmp_path / "sys.log", tmp_path / "installed", tmp_path / "apt-show"
+    installed.write_text("")
+    for name, body in {
+        "dpkg": '#!/bin/bash\ncase $2 in chromium|libnss3|fontconfig-config) grep -qx "$2" "$STUB_INSTALLED";; esac\n',
+        "apt-cache": '#!/bin/sh\necho "apt-cache $*" >> "$STUB_SYS_LOG"\ncat "$STUB_APT_SHOW"\n',
+        "apt-get": '#!/bin/bash\necho "apt-get $*" >> "$STUB_SYS_LOG"\n[ "$1" = install ] || exit 0\n'
+                   'for p in "$@"; do [[ $p == -* ]] || echo "$p" >> "$STUB_INSTALLED"; done\n'
+                   'grep -qx chromium "$STUB_INSTALLED" && echo /usr/bin/chromium > "$STUB_BROWSER"\nexit 0\n',
+        "npm": '#!/bin/sh\necho "npm $*" >> "$STUB_SYS_LOG"\n[ "$1" = pack ] && cp "$STUB_TGZ" .\nexit 0\n',
+    }.items():
+        (bin_ / name).write_text(body)
+        (bin_ / name).chmod(0o755)
+    env.update(STUB_SYS_LOG=str(sys_log), STUB_INSTALLED=str(installed), STUB_APT_SHOW=str(show), STUB_TGZ=str(tgz))
+    return clone, log, sys_log, show, env
+
+
+def run_sh(clone: Path, env: dict) -> subprocess.CompletedProcess:
+    r = subprocess.run(["bash", str(clone / "tests" / "run.sh")], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def installs(sys_log: Path) -> list[list[str]]:
+    return [ln.split()[1:] for ln in sys_log.read_text().splitlines() if ln.startswith("apt-get install")]
+
+
+@pytest.mark.parametrize("show", SNAP_SHOWS, ids=["ubuntu-24.04", "snapd-dependent"])
+def test_where_apt_chromium_is_a_snap_stub_run_sh_unpacks_npm_s_once(no_browser, show):
+    clone, log, sys_log, show_file, env = no_browser
+    show_file.write_text(show)
+    run_sh(clone, env)
+    exe = clone / ".cache" / "chromium" / "153.0.0" / "chromium"
+    assert exe.read_text() == FAKE_CHROMIUM and os.access(exe, os.X_OK), "the browser unpacked from the tarball"
+    assert [p.name for p in exe.parent.iterdir()] == ["chromium"], "nothing of the unpacking is left beside it"
+    (install,) = installs(sys_log)
+    assert "chromium" not in install, f"installed the snap stub: {install}"
+    assert {"libnss3", "fontconfig-config"} <= set(install), f"the unpacked browser's libraries: {install}"
+    assert "npm pack --silent @sparticuz/chromium@153.0.0" in sys_log.read_text().splitlines()
+    assert Path(f"{log}.browser").read_text() == str(exe), "the page tests are told which browser"
+
+    # The next run reuses it: nothing fetched or installed, no apt lists read.
+    sys_log.unlink()
+    run_sh(clone, env)
+    assert not sys_log.exists(), sys_log.read_text()
+    assert Path(f"{log}.browser").read_text() == str(exe)
+
+
+def test_where_apt_chromium_is_a_browser_run_sh_installs_it(no_browser):
+    clone, log, sys_log, show_file, env = no_browser
+    show_file.write_text(DEBIAN_SHOW)
+    run_sh(clone, env)
+    (install,) = installs(sys_log)
+    assert "chromium" in install and "libnss3" not in install, install
+    assert not [ln for ln in sys_log.read_text().splitlines() if ln.startswith("npm")], "nothing from npm"
+    assert not (clone / ".cache" / "chromium").exists()
+    assert Path(f"{log}.browser").read_text() == "/usr/bin/chromium"
+
+
+def test_a_tarball_without_the_browser_stops_run_sh_with_one_clear_line(no_browser, tmp_path):
+    clone, log, sys_log, show_file, env = no_browser
+    show_file.write_text("")
+    Path(env["STUB_TGZ"]).write_bytes(b"not a tarball")
+    r = subprocess.run(["bash", str(clone / "tests" / "run.sh")], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == "tests/run.sh: could not fetch @sparticuz/chromium@153.0.0 from the npm registry"
+    assert not (clone / ".cache" / "chromium" / "153.0.0" / "chromium").exists()
+    assert not list((clone / ".cache" / "chromium" / "153.0.0").iterdir()), "the half-done unpacking is removed"
+    assert not Path(f"{log}.browser").exists(), "pytest never ran"
+
+
+def test_off_x86_64_run_sh_says_what_to_set_instead_of_fetching_a_browser_that_cannot_run(no_browser, tmp_path):
+    clone, log, sys_log, show_file, env = no_browser
+    show_file.write_text("")
+    uname = Path(env["PATH"].split(os.pathsep)[0]) / "uname"
+    uname.write_text('#!/bin/sh\necho aarch64\n')
+    uname.chmod(0o755)
+    r = subprocess.run(["bash", str(clone / "tests" / "run.sh")], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        "tests/run.sh: apt's chromium here only starts a snap, and @sparticuz/chromium@153.0.0 is built for x86_64"
+        " alone; set DICECAM_CHROMIUM to a Chromium for aarch64"]
+    assert not installs(sys_log) and "npm" not in sys_log.read_text(), "nothing installed or fetched for it"

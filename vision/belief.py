@@ -8,12 +8,12 @@ Two readers see each die:
   renders well, real numerals hardly at all.
 
 Which one to believe depends on the die: a sharp numeral on a real die is the recogniser's, pips and
-a blurry render are the network's. `Doubt` is a pair of logistic regressions on a few plain measures
-of each die (how sure each reader is, whether they agree, whether the looks agree, how big the die
-is in pixels): a gate that picks the reader, and the chance that the picked answer is right, which
-is the die's confidence. Fitted on the training parts of the real sets and on renders, never
-on the held-out parts (models/train_doubt.py, figures in models/MODEL_CARD.md). Below
-`UNCERTAIN_BELOW` a die is `uncertain`, with a reason a player can act on.
+a blurry render are the network's. `Doubt` weighs a few plain measures of each die (how sure each
+reader is, whether they agree, whether the looks agree, how big the die is in pixels): a gate that
+picks the reader, and the chance that the picked answer is right, which is the die's confidence.
+Fitted on the training parts of the real sets and on renders, never on the held-out parts
+(models/train_doubt.py, figures in models/MODEL_CARD.md). Below its reader's threshold (the doubt
+model's `below`) a die is `uncertain`, with a reason a player can act on.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ NONE_LEVEL = -2.0  # a window's best face at this log-likelihood is as likely as
 # Every kind keeps at least this share of the kind prior, so that a plain "17" makes a d20 of a die
 # the detector took for a d12: the numerals can overrule the kind.
 KIND_FLOOR = 0.02
-# Below this chance of being right (the doubt model's) a die is uncertain: set so that, on the training
-# parts, at most about two in a hundred of the dice read without a doubt flag are wrong
-# (models/MODEL_CARD.md). Without a doubt model a reader's own probability is not a calibrated
-# chance, and the older rule holds: under 0.6 is uncertain.
+# Below this chance of being right (the doubt model's) a die is uncertain. A fitted doubt model carries
+# its own threshold, set where it was fitted so that, on photos it was not fitted on, at most two in a
+# hundred of the dice read without a doubt flag are wrong (models/train_doubt.py); this is for one
+# that does not. Without a doubt model a reader's own probability is not a calibrated chance, and the
+# older rule holds: under 0.6 is uncertain.
 UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
@@ -130,50 +131,103 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     return Readings(numeral, network, feats)
 
 
+def _unsure(log_p: np.ndarray) -> np.ndarray:
+    """log(1 - p): how far from certain a reader is. The face network reads pips at p = 0.99 and more,
+    where log p is flat at 0 and this still spreads (0.99: -4.6, 0.999: -6.9)."""
+    return np.log(np.maximum(-np.expm1(np.minimum(log_p, 0.0)), 1e-4))
+
+
 def gate_inputs(features: np.ndarray) -> np.ndarray:
-    """(N, G): what the gate weighs: every numeral measure, and the network's own sureness and kind."""
-    return np.concatenate([features[:, 0], features[:, 1][:, [FEATURES.index("log_p"), FEATURES.index("log_kind_prior")]]], 1)
+    """(N, G): what the gate weighs: every numeral measure, the network's own sureness and kind, and
+    how unsure each reader is."""
+    lp = FEATURES.index("log_p")
+    return np.concatenate([features[:, 0], features[:, 1][:, [lp, FEATURES.index("log_kind_prior")]],
+                           _unsure(features[:, 1, lp])[:, None], _unsure(features[:, 0, lp])[:, None]], 1)
 
 
 def confidence_inputs(features: np.ndarray, pick: np.ndarray, gate: np.ndarray) -> np.ndarray:
-    """(N, C): the chosen reader's measures and how clear the gate's choice was."""
+    """(N, C): the chosen reader's measures, how unsure it is, and how clear the gate's choice was."""
     rows = np.arange(len(pick))
-    return np.c_[features[rows, pick], np.abs(gate - 0.5)]
+    chosen = features[rows, pick]
+    return np.c_[chosen, _unsure(chosen[:, FEATURES.index("log_p")]), np.abs(gate - 0.5)]
 
 
-def _logistic(x: np.ndarray, coef: np.ndarray, bias: float) -> np.ndarray:
-    return 1 / (1 + np.exp(-np.clip(x @ coef + bias, -50, 50)))
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.clip(z, -50, 50)))
+
+
+@dataclass(frozen=True)
+class Trees:
+    """Gradient-boosted regression trees as plain arrays (one row per tree, nodes padded to the fullest
+    tree): their log-odds is `init + rate * sum of the leaves reached`, a node sending x left when
+    x[feature] <= threshold. Fitted by models/train_doubt.py; read here with numpy alone."""
+
+    feature: np.ndarray  # (T, M) int; -1 at a leaf
+    threshold: np.ndarray  # (T, M)
+    left: np.ndarray  # (T, M) int
+    right: np.ndarray  # (T, M) int
+    value: np.ndarray  # (T, M)
+    init: float
+    rate: float
+
+    def log_odds(self, x: np.ndarray) -> np.ndarray:
+        trees = np.arange(len(self.feature))[None, :]
+        rows = np.arange(len(x))[:, None]
+        node = np.zeros((len(x), len(self.feature)), np.int64)
+        for _ in range(self.feature.shape[1]):  # no path is longer than the node count
+            f = self.feature[trees, node]
+            if (f < 0).all():
+                break
+            go_left = x[rows, np.maximum(f, 0)] <= self.threshold[trees, node]
+            node = np.where(f < 0, node, np.where(go_left, self.left[trees, node], self.right[trees, node]))
+        return self.init + self.rate * self.value[trees, node].sum(1)
+
+    def to_json(self) -> dict:
+        return {"feature": self.feature.tolist(), "threshold": self.threshold.round(6).tolist(),
+                "left": self.left.tolist(), "right": self.right.tolist(), "value": self.value.round(6).tolist(),
+                "init": round(self.init, 6), "rate": self.rate}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Trees":
+        return cls(np.asarray(data["feature"], np.int64), np.asarray(data["threshold"], np.float64),
+                   np.asarray(data["left"], np.int64), np.asarray(data["right"], np.int64),
+                   np.asarray(data["value"], np.float64), float(data["init"]), float(data["rate"]))
 
 
 @dataclass(frozen=True)
 class Doubt:
-    """Three logistic regressions: the *gate*, the chance that the numerals are the reader to believe
-    on this die (fitted on dice where exactly one reader is right), and per reader the *confidence*,
-    the chance that its answer is right when the gate chose it."""
+    """The *gate*, boosted trees giving the chance that the numerals are the reader to believe on this
+    die (fitted on dice where exactly one reader is right: which reader to believe turns on where each
+    is sure, which a straight line through the measures drew badly for pips), and per reader the
+    *confidence*, a logistic regression giving the chance that its answer is right when the gate chose it."""
 
-    gate_coef: np.ndarray  # (G,)
-    gate_bias: float
+    gate: Trees
     conf_coef: np.ndarray  # (2, C): numerals, network
     conf_bias: np.ndarray  # (2,)
+    # Under this chance a die is uncertain, per reader (numerals, network), set where the model was fitted.
+    below: tuple[float, float] = (UNCERTAIN_BELOW, UNCERTAIN_BELOW)
 
     def choose(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pick (N,) 0 numerals / 1 network, chance the pick is right (N,)) from (N, 2, F) measures."""
-        gate = _logistic(gate_inputs(features), self.gate_coef, self.gate_bias)
+        gate = _sigmoid(self.gate.log_odds(gate_inputs(features)))
         pick = (gate < 0.5).astype(np.int64)
         x = confidence_inputs(features, pick, gate)
-        z = np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick]
-        return pick, 1 / (1 + np.exp(-np.clip(z, -50, 50)))
+        return pick, _sigmoid(np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick])
 
     def to_json(self) -> dict:
-        return {"features": list(FEATURES), "gate": {"coef": self.gate_coef.round(6).tolist(), "bias": round(self.gate_bias, 6)},
-                "confidence": {"coef": self.conf_coef.round(6).tolist(), "bias": self.conf_bias.round(6).tolist()}}
+        return {"features": list(FEATURES), "gate": self.gate.to_json(),
+                "confidence": {"coef": self.conf_coef.round(6).tolist(), "bias": self.conf_bias.round(6).tolist()},
+                "uncertain_below": list(self.below)}
 
     @classmethod
     def from_json(cls, data: dict) -> "Doubt":
         if data.get("features") != list(FEATURES):
             raise ValueError("the doubt model was fitted on other measures")
-        return cls(np.asarray(data["gate"]["coef"], np.float64), float(data["gate"]["bias"]),
-                   np.asarray(data["confidence"]["coef"], np.float64), np.asarray(data["confidence"]["bias"], np.float64))
+        if "feature" not in data.get("gate", {}):
+            raise ValueError("the doubt model's gate is an older kind")
+        return cls(Trees.from_json(data["gate"]), np.asarray(data["confidence"]["coef"], np.float64),
+                   np.asarray(data["confidence"]["bias"], np.float64),
+                   tuple(float(b) for b in data.get("uncertain_below", (UNCERTAIN_BELOW, UNCERTAIN_BELOW))))
 
     @classmethod
     def load(cls, path: Path) -> "Doubt":
@@ -186,7 +240,7 @@ class Belief:
     best: np.ndarray  # (N,) the answer
     confidence: np.ndarray  # (N,) its chance of being right
     legible: np.ndarray  # (N,) whether a numeral was legible
-    below: float = UNCERTAIN_BELOW  # under this confidence a die is uncertain
+    below: float | np.ndarray = UNCERTAIN_BELOW  # under this confidence a die is uncertain (one, or (N,) per die)
 
     @property
     def uncertain(self) -> np.ndarray:
@@ -194,7 +248,7 @@ class Belief:
 
     def doubt(self, i: int) -> str | None:
         """Why die i is not trusted, in a few words for a player; None when it is."""
-        if self.confidence[i] >= self.below:
+        if self.confidence[i] >= np.broadcast_to(self.below, self.confidence.shape)[i]:
             return None
         p = self.joint[i]
         order = np.argsort(p)[::-1]
@@ -222,7 +276,7 @@ def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
         return Belief(joint, best, joint[rows, best], legible, UNCALIBRATED_BELOW)
     pick, chance = doubt.choose(r.features)
     joint = np.where(pick[:, None] == 0, r.numeral, r.network)
-    return Belief(joint, r.answers[rows, pick], chance, legible)
+    return Belief(joint, r.answers[rows, pick], chance, legible, np.asarray(doubt.below)[pick])
 
 
 def combine(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None = None,

@@ -1,10 +1,22 @@
-"""A table's dice memory: confirmed examples of the table's own dice, voted by nearest neighbours.
+"""A table's dice memory: confirmed examples of the table's own dice, recalled by nearest neighbours.
 
 However good the general reader gets, it has never seen *these* dice. The memory holds what the
-players confirmed — a crop of the die, the face reader's feature vector for it, its kind, value,
-body colour and an optional die name — and at read time a die is compared with it: the k most
-similar examples vote, and the memory's answer is trusted in proportion to how many close
-examples agree (`vote`). The reader blends that with its own belief (vision/read.py).
+players confirmed — a crop of the die, the face reader's feature vector for it, the text recogniser's
+score of every face on it, its kind, value, body colour and an optional die name — and at read time a
+die is compared with it (`recall`).
+
+Whole-die features tell *which die* it is far better than which face is up: on other runs of a taught
+set (lurig-d20-values' training runs), the nearest close example's face is right well under half the
+time, while on frames of a run it was taught from it nearly always is. So the memory answers in two parts:
+- **the die**: the close examples vote for a taught die, and that die's kind overrides the detector's
+  (a d20 the detector calls a d12 is read as the d20 it was taught as);
+- **the face, seen as before**: examples nearly identical to the die (the same die lying much as it was
+  taught) vote for their face directly — the only way to read a face that is a picture.
+The reader blends both into its own belief (vision/read.py), each as far as it is trusted.
+
+The recogniser's face scores are kept per example for a per-die reading of the face. One was tried: a
+per-die lift of the scores fitted to make the taught photos read as taught; on other runs it made
+lurig-d20-values worse (86 % -> 80 %, more of it sure and wrong), so no taught score moves a reading yet.
 
 Crops are kept beside the features so a new reader can re-embed them (`reembed`): a table's
 memory outlives a model upgrade. On disk it is one `.npz` file per table (atomic writes, so a
@@ -28,16 +40,23 @@ import numpy as np
 from dicecam.mechanics.dice import DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
-from .crops import FACE_CLASSES, FACE_INDEX
+from .crops import FACE_CLASSES, FACE_INDEX, KIND_OF_FACE
 
 MEMORY_FILE = "memory.npz"
-FORMAT = 1
+FORMAT = 2  # 2 added the recogniser's face scores per example; a format-1 file loads without them
 # Two examples this similar (cosine of their features) are "nearly the same die showing the same
 # face": taught with different values, one of them is wrong.
 CONTRADICTION_SIM = 0.97
-# Neighbours that vote, and how similar a neighbour must be to count as close.
+# Neighbours that vote, and how similar a neighbour must be to count as close (the same die).
 K = 7
 CLOSE_SIM = 0.80
+# How similar an example must be for its *face* to vote: the same die seen much as it was taught.
+# Measured on lurig-d20-values' training runs, 3 frames per face taught from one run each (3 seeds):
+# of other frames of a taught run, the nearest example's face is right 98.6-98.7 % at CLOSE_SIM and
+# 99.3-100 % at this; on runs nothing was taught from, 16-42 % at CLOSE_SIM, and almost none reach this.
+SAME_VIEW_SIM = 0.90
+# A kept face score is no lower than this: "not there at all" is one level, however the recogniser says it.
+FLOOR_LL = -30.0
 # Close agreeing examples needed before the memory's vote is fully trusted.
 TRUST_AT = 3
 MAX_EXAMPLES = 50_000
@@ -78,6 +97,69 @@ def die_key(kind: str, colour: str | None, die: str | None) -> str:
     return die or (f"{colour} {kind}" if colour else kind)
 
 
+def _nearest(sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(columns (N, K), similarities (N, K)): each row's K most similar close examples, -1 padded.
+
+    A table's dice are few: the close ones are picked out with one comparison, then only those are
+    ranked (argpartition over all 10,000 similarities cost more than the rest of the vote)."""
+    n = len(sims)
+    cols, sim = np.full((n, K), -1, np.int64), np.zeros((n, K), np.float32)
+    rows, found = np.nonzero(sims >= CLOSE_SIM)
+    for i in np.unique(rows):
+        c = found[rows == i]
+        s = sims[i, c]
+        if len(c) > K:
+            keep = np.argpartition(-s, K - 1)[:K]
+            c, s = c[keep], s[keep]
+        cols[i, :len(c)], sim[i, :len(c)] = c, s
+    return cols, sim
+
+
+def _tally(labels: np.ndarray, weight: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P (N, classes), trust (N,)) from each row's voters' labels (-1: no voter) and weights: trust is
+    the winner's share, scaled down while fewer than TRUST_AT voters agree on it."""
+    n = len(labels)
+    probs = np.zeros((n, classes), np.float32)
+    voted = labels >= 0
+    np.add.at(probs, (np.repeat(np.arange(n), labels.shape[1])[voted.ravel()], labels[voted]), weight[voted])
+    total = probs.sum(1, keepdims=True)
+    has = total[:, 0] > 0
+    probs[has] /= total[has]
+    best = probs.argmax(1)
+    agreeing = (voted & (labels == best[:, None])).sum(1)
+    trust = np.where(has, np.minimum(1.0, agreeing / TRUST_AT) * probs[np.arange(n), best], 0.0)
+    return probs, trust.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What the memory says of N dice (see the module's docstring)."""
+
+    face_p: np.ndarray  # (N, F) the face vote of nearly identical examples
+    face_trust: np.ndarray  # (N,) 0-1
+    kind: np.ndarray  # (N,) the recognised die's kind (index into KINDS), -1 where none is
+    die_trust: np.ndarray  # (N,) 0-1
+
+    def kind_prior(self, prior: np.ndarray) -> np.ndarray:
+        """The reader's (N, K) kind prior, moved towards the recognised die's kind as far as it is trusted."""
+        known = self.kind >= 0
+        if not known.any():
+            return prior
+        p = prior / np.maximum(prior.sum(1, keepdims=True), 1e-12)
+        onehot = np.zeros_like(p)
+        onehot[np.flatnonzero(known), self.kind[known]] = 1.0
+        t = self.die_trust[:, None]
+        return np.where(known[:, None], (1 - t) * p + t * onehot, p)
+
+
+@dataclass(frozen=True)
+class _Dice:
+    """The taught dice, derived from the examples: each example's die, and each die's kind."""
+
+    of_example: np.ndarray  # (M,) index into the dice
+    kind: np.ndarray  # (D,)
+
+
 class DiceMemory:
     def __init__(self, model_id: str, crop_size: int, path: Path | None = None) -> None:
         self.model_id = model_id
@@ -85,8 +167,12 @@ class DiceMemory:
         self.path = Path(path) if path else None
         self.features = np.zeros((0, 0), np.float32)
         self.crops = np.zeros((0, crop_size, crop_size, 3), np.uint8)
+        # Per example the recogniser's score of every face; NaN where it was not measured (an example
+        # from a format-1 file, or a reader without the recogniser).
+        self.numerals = np.zeros((0, len(FACE_CLASSES)), np.float32)
         self.examples: list[Example] = []
         self._face = np.zeros(0, np.int64)
+        self._dice: _Dice | None = None
         # The live pipeline votes on its own thread while the server teaches or forgets: features,
         # crops and faces change together under this lock, so a vote never pairs mismatched rows.
         self.lock = threading.RLock()
@@ -97,49 +183,52 @@ class DiceMemory:
         return len(self.examples)
 
     def vote(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per die: the memory's probability over FACE_CLASSES and how much to trust it (0-1).
+        """Per die: the face vote of nearly identical examples over FACE_CLASSES, and its trust (0-1)."""
+        r = self.recall(features)
+        return r.face_p, r.face_trust
 
-        The K most similar examples vote, each by its similarity; only close ones (CLOSE_SIM)
-        count. Trust grows with the number of close examples agreeing with the winner, so one
-        stray example cannot overrule the reader."""
+    def recall(self, features: np.ndarray) -> Recall:
+        """Which taught die each of N dice is (if any), with its kind, and the face vote of the examples
+        nearly identical to it.
+
+        The K most similar close examples (CLOSE_SIM) vote for their die, each by its similarity; those
+        at SAME_VIEW_SIM or more also vote for their face. Trust grows with the number of agreeing
+        voters (TRUST_AT for full trust), so one stray example cannot overrule the reader."""
         n = len(features)
-        probs = np.zeros((n, len(FACE_CLASSES)), np.float32)
-        trust = np.zeros(n, np.float32)
         with self.lock:
             if not len(self) or not n:
-                return probs, trust
+                return Recall(np.zeros((n, len(FACE_CLASSES)), np.float32), np.zeros(n, np.float32),
+                              np.full(n, -1, np.int64), np.zeros(n, np.float32))
             sims = _unit(features) @ self.features.T
-            known = self._face
-        # Only close examples vote, and a table's dice are few: pick them out with one comparison,
-        # then rank just those (argpartition over all 10,000 similarities cost more than the rest).
-        rows, cols = np.nonzero(sims >= CLOSE_SIM)
-        faces = np.full((n, K), -1, np.int64)
-        wk = np.zeros((n, K), np.float32)
-        for i in np.unique(rows):
-            c = cols[rows == i]
-            s = sims[i, c]
-            if len(c) > K:
-                keep = np.argpartition(-s, K - 1)[:K]
-                c, s = c[keep], s[keep]
-            faces[i, :len(c)] = known[c]
-            wk[i, :len(c)] = (s - CLOSE_SIM) / (1 - CLOSE_SIM) + 0.05
-        close = faces >= 0
-        np.add.at(probs, (np.repeat(np.arange(n), K)[close.ravel()], faces[close]), wk[close])
-        total = probs.sum(1, keepdims=True)
-        has = total[:, 0] > 0
-        probs[has] /= total[has]
-        best = probs.argmax(1)
-        agreeing = (close & (faces == best[:, None])).sum(1)
-        trust = np.where(has, np.minimum(1.0, agreeing / TRUST_AT) * probs[np.arange(n), best], 0.0).astype(np.float32)
-        return probs, trust
+            known, dice = self._face, self._taught_dice()
+        cols, sim = _nearest(sims)
+        close = cols >= 0
+        weight = np.where(close, (sim - CLOSE_SIM) / (1 - CLOSE_SIM) + 0.05, 0.0).astype(np.float32)
+        die_p, die_trust = _tally(np.where(close, dice.of_example[np.maximum(cols, 0)], -1), weight, len(dice.kind))
+        same = close & (sim >= SAME_VIEW_SIM)
+        face_p, face_trust = _tally(np.where(same, known[np.maximum(cols, 0)], -1), weight, len(FACE_CLASSES))
+        return Recall(face_p, face_trust, np.where(die_trust > 0, dice.kind[die_p.argmax(1)], -1), die_trust)
+
+    def _taught_dice(self) -> _Dice:
+        """The dice table, rebuilt after the examples change (the caller holds the lock)."""
+        if self._dice is None:
+            keys = [die_key(e.kind, e.colour, e.die) for e in self.examples]
+            names, of_example = np.unique(np.array(keys, object), return_inverse=True)
+            # A named die taught as two kinds is the kind it was taught as more often.
+            kind = np.array([np.bincount(KIND_OF_FACE[self._face[of_example == d]]).argmax()
+                             for d in range(len(names))], np.int64)
+            self._dice = _Dice(of_example.astype(np.int64), kind)
+        return self._dice
 
     # --- teaching ----------------------------------------------------------------------------
 
     def teach(self, crop: np.ndarray, feature: np.ndarray, kind: str, value: int, *, colour: str | None = None,
-              die: str | None = None, source: str = "teach", force: bool = False) -> Taught:
+              die: str | None = None, source: str = "teach", force: bool = False,
+              numerals: np.ndarray | None = None) -> Taught:
         """Learn one confirmed die. A value the kind cannot show is refused; an example nearly
         identical to one already taught with another face is flagged and not learnt (unless
-        `force`: the player said the earlier one was wrong, which is then forgotten)."""
+        `force`: the player said the earlier one was wrong, which is then forgotten). `numerals`: the
+        recogniser's (F,) face scores on it (Reader.learnable), which teach the die's own adjustment."""
         try:
             t = DieType(str(kind).lower())
         except ValueError:
@@ -153,10 +242,15 @@ class DiceMemory:
             raise TeachError(f"the memory is full ({MAX_EXAMPLES} examples): forget a die first")
         f = _unit(feature.reshape(1, -1))
         face = FACE_INDEX[(t.value, value)]
+        scores = np.full((1, len(FACE_CLASSES)), np.nan, np.float32)
+        if numerals is not None:
+            if np.shape(numerals) != (len(FACE_CLASSES),):
+                raise TeachError(f"face scores must be one per face class ({len(FACE_CLASSES)}), got {np.shape(numerals)}")
+            scores[0] = np.maximum(np.asarray(numerals, np.float32), FLOOR_LL)
         with self.lock:
-            return self._add(crop, f, face, t.value, int(value), colour, die, source, force)
+            return self._add(crop, f, scores, face, t.value, int(value), colour, die, source, force)
 
-    def _add(self, crop, f, face, kind, value, colour, die, source, force) -> Taught:
+    def _add(self, crop, f, scores, face, kind, value, colour, die, source, force) -> Taught:
         if len(self):
             if self.features.shape[1] != f.shape[1]:
                 raise TeachError("this feature does not come from the reader the memory was taught with")
@@ -170,16 +264,20 @@ class DiceMemory:
                 self._drop(np.arange(len(self)) == j)
         colour = colour.strip().lower() or None if colour else None
         die = die.strip() or None if die else None
-        self._append(f, crop[None].astype(np.uint8), [Example(kind, value, colour, die, source, time.time())],
+        self._append(f, crop[None].astype(np.uint8), scores, [Example(kind, value, colour, die, source, time.time())],
                      np.array([face], np.int64))
         return Taught(True)
 
-    def _append(self, features: np.ndarray, crops: np.ndarray, examples: list[Example], faces: np.ndarray) -> None:
-        """Add rows (unit features, crops, examples, face indices) together; the caller holds the lock."""
+    def _append(self, features: np.ndarray, crops: np.ndarray, scores: np.ndarray, examples: list[Example],
+                faces: np.ndarray) -> None:
+        """Add rows (unit features, crops, face scores, examples, face indices) together; the caller
+        holds the lock."""
         self.features = features if not len(self) else np.concatenate([self.features, features])
         self.crops = np.concatenate([self.crops, crops])
+        self.numerals = np.concatenate([self.numerals, scores.astype(np.float32)])
         self.examples += examples
         self._face = np.concatenate([self._face, faces])
+        self._dice = None
 
     def forget(self, die: str | None = None) -> int:
         """Forget one die (by its listing name) or, with no name, everything; returns how many
@@ -197,8 +295,10 @@ class DiceMemory:
         keep = ~mask
         self.features = self.features[keep] if len(self.features) else self.features
         self.crops = self.crops[keep]
+        self.numerals = self.numerals[keep]
         self._face = self._face[keep]
         self.examples = [e for e, k in zip(self.examples, keep) if k]
+        self._dice = None
 
     def dice(self) -> list[dict]:
         """What is known, per physical die: kind, colour, faces taught (value -> examples), and
@@ -227,7 +327,7 @@ class DiceMemory:
         meta = {"format": FORMAT, "model_id": self.model_id, "crop_size": self.crop_size,
                 "examples": [e.__dict__ for e in self.examples]}
         buf = io.BytesIO()
-        np.savez_compressed(buf, features=self.features, crops=self.crops,
+        np.savez_compressed(buf, features=self.features, crops=self.crops, numerals=self.numerals,
                             meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
         return buf.getvalue()
 
@@ -249,10 +349,15 @@ class DiceMemory:
             meta = json.loads(bytes(z["meta"]).decode())
             features, crops = z["features"].astype(np.float32), z["crops"]
             examples = [Example(**e) for e in meta["examples"]]
+            numerals = z["numerals"].astype(np.float32) if "numerals" in z.files else None
         except Exception:  # noqa: BLE001 - any malformed file gets the same one-line answer
             raise TeachError("not a dicecam memory file") from None
-        if meta.get("format") != FORMAT:
+        if meta.get("format") not in (1, FORMAT):
             raise TeachError(f"memory file format {meta.get('format')} is not supported (expected {FORMAT})")
+        if numerals is None:  # format 1: taught before the recogniser's scores were kept
+            numerals = np.full((len(examples), len(FACE_CLASSES)), np.nan, np.float32)
+        if numerals.shape != (len(examples), len(FACE_CLASSES)):
+            raise TeachError("the memory file's face scores do not fit its examples")
         if meta.get("crop_size") != crop_size or crops.shape[1:] != (crop_size, crop_size, 3) \
                 or len(crops) != len(examples):
             raise TeachError("the memory file's crops do not fit this reader")
@@ -260,7 +365,7 @@ class DiceMemory:
             if e.kind not in {t.value for t in DieType} or e.value not in FACES[DieType(e.kind)]:
                 raise TeachError(f"the memory file holds an impossible die ({e.kind} {e.value})")
         m = cls(meta["model_id"], crop_size, path)
-        m.crops, m.examples = crops.astype(np.uint8), examples
+        m.crops, m.examples, m.numerals = crops.astype(np.uint8), examples, numerals
         m._face = np.array([FACE_INDEX[(e.kind, e.value)] for e in examples], np.int64)
         m.features = features if len(examples) else np.zeros((0, 0), np.float32)
         if m.model_id != model_id:
@@ -302,7 +407,7 @@ class DiceMemory:
                 flagged = int(clash.sum())
                 take = ~clash & ~held
             if take.any():
-                self._append(_unit(other.features[take]), other.crops[take],
+                self._append(_unit(other.features[take]), other.crops[take], other.numerals[take],
                              [e for e, t in zip(other.examples, take) if t], other._face[take])
             return int(take.sum()), flagged
 

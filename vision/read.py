@@ -23,7 +23,7 @@ from .backends import default_backend, open_session
 from .belief import Belief, Doubt, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
-from .memory import DiceMemory, model_fingerprint
+from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, Look, NumeralReader, finder_looks
 from .upface import MODEL_FILE, UpFaceFinder
 
@@ -79,8 +79,8 @@ class Reader:
 
     @classmethod
     def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None,
-             kind_head: bool = True) -> "Reader":
-        """The shipped reader; `kind_head=False` leaves the kind head out (to fit a new one)."""
+             kind_head: bool = True, doubt: bool = True) -> "Reader":
+        """The shipped reader; `kind_head=False` / `doubt=False` leave that part out (to fit a new one)."""
         folder = Path(folder) if folder else models_dir()
         det, faces = folder / "detector.onnx", folder / "reader.onnx"
         for f in (det, faces, det.with_suffix(".json"), faces.with_suffix(".json")):
@@ -99,7 +99,7 @@ class Reader:
                    backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_id,
                    numerals=NumeralReader.load(name, threads), finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
-                   doubt=_optional_doubt(folder, model_id))
+                   doubt=_optional_doubt(folder, model_id) if doubt else None)
 
     def detect(self, frame: np.ndarray) -> Detections:
         h, w = frame.shape[:2]
@@ -139,29 +139,39 @@ class Reader:
         return [FALLBACK] * len(crops) if up is None else [finder_looks(row) for row in up]
 
     def readings(self, frame: np.ndarray, dets: Detections):
-        """Both readers' view of each detected die, and the face network's raw outputs."""
+        """Both readers' view of each detected die, the face network's raw outputs, and what the table's
+        dice memory recalls of them (None without one): a recognised die's kind goes into the readers'
+        kind prior here."""
         crops_u8 = self.crops(frame, dets.xyxy)
         out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
         features = out[3] if len(out) >= 4 else None
         kind_prior = self.kind_prior(dets, features)
+        recall = None
+        if self.memory is not None and len(self.memory) and features is not None:
+            recall = self.memory.recall(features)
+            kind_prior = recall.kind_prior(kind_prior)
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, self.looks(crops_u8))
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         return readings(kind_prior, _softmax(out[0]), None if evidence is None else evidence.face_ll, side,
-                        None if evidence is None else evidence.foreign), out
+                        None if evidence is None else evidence.foreign), out, recall
+
+    def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
+        """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        crops = self.crops(frame, boxes)
+        features = self.embed(crops)
+        scores = None
+        if self.numerals is not None and len(boxes):
+            scores = self.numerals(frame, boxes, self.looks(crops)).face_ll.max(1)
+        return Learnable(crops, features, scores)
 
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):
             return dets
-        seen, out = self.readings(frame, dets)
+        seen, out, recall = self.readings(frame, dets)
         belief = decide(seen, self.doubt)
-        if self.memory is not None and len(self.memory) and len(out) >= 4:
-            # The table's own dice: the memory's vote, trusted as far as it has close examples.
-            mem_p, trust = self.memory.vote(out[3])
-            joint = (1 - trust[:, None]) * belief.joint + trust[:, None] * mem_p
-            best = joint.argmax(1)
-            rows = np.arange(len(best))
-            kept = (best == belief.best) * belief.confidence
-            belief = Belief(joint, best, (1 - trust) * kept + trust * mem_p[rows, best], belief.legible, belief.below)
+        if recall is not None:
+            belief = _with_faces_seen_before(belief, recall)
         best, conf = belief.best, belief.confidence
         colour_p = _softmax(out[1])
         colours = np.array([self.colours[i] if i < len(self.colours) else None for i in colour_p.argmax(1)], object)
@@ -177,6 +187,27 @@ class Reader:
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()
+
+
+@dataclass(frozen=True)
+class Learnable:
+    crops: np.ndarray  # (N, S, S, 3) uint8
+    features: np.ndarray  # (N, D)
+    numerals: np.ndarray | None  # (N, F) each face's best score over the looks; None without a recogniser
+
+    def scores(self, i: int) -> np.ndarray | None:
+        return None if self.numerals is None else self.numerals[i]
+
+
+def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
+    """The belief with the memory's face vote blended in, as far as it is trusted (nearly identical
+    examples of a taught die: the same die lying much as it was taught)."""
+    t = recall.face_trust
+    joint = (1 - t[:, None]) * belief.joint + t[:, None] * recall.face_p
+    best = joint.argmax(1)
+    rows = np.arange(len(best))
+    kept = (best == belief.best) * belief.confidence
+    return Belief(joint, best, (1 - t) * kept + t * recall.face_p[rows, best], belief.legible, belief.below)
 
 
 def kind_head_inputs(features: np.ndarray, kind_scores: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@
 (`memory_dir`): the data folder's `memory/` by default, another folder with `--memory DIR`,
 none with `--memory none`. `attach` opens it for a reader (re-embedding it from its crops when
 it was taught with other weights); `teach_truth` turns a labelled read file into examples,
-refusing each bad one with a reason, and embeds all the crops in a few batches.
+refusing each bad one with a reason.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from .evaluate import TruthDie, TruthImage, load_truth, truth_line, truth_lines
 from .memory import MEMORY_FILE, DiceMemory, TeachError
 
 MEMORY_SUBDIR = "memory"
-EMBED_BATCH = 128
 # A second detection this sure, and this close to the surest, means the photo holds several dice.
 SECOND_DIE_SCORE = 0.5
 SECOND_DIE_RATIO = 0.75
@@ -91,9 +90,12 @@ def attach(reader, spec: str | None, data_dir: Path | None, warn: Callable[[str]
 
 @dataclass
 class Example:
-    """A die to teach: its crop, what it is, and where it came from (for messages)."""
+    """A die to teach: what the memory keeps of it (crop, features, the recogniser's face scores), what
+    it is, and where it came from (for messages)."""
 
     crop: np.ndarray
+    feature: np.ndarray
+    numerals: np.ndarray | None
     kind: str
     value: int
     colour: str | None
@@ -142,13 +144,12 @@ def examples_of(reader, item: TruthImage, where: str, die: str | None) -> list[E
     else:
         boxes = [(d, np.asarray(d.box, np.float32)) for d in item.dice]
     name = die or (item.meta.get("die") if isinstance(item.meta.get("die"), str) else None)
-    out = []
-    for d, box in boxes:
+    for d, _ in boxes:
         if d.value is None:
             raise TeachError(f"the {d.kind.value} has no value (a kind-only label cannot teach a face)")
-        crop = reader.crops(img, box[None])[0]
-        out.append(Example(crop, d.kind.value, int(d.value), d.colour, name, where))
-    return out
+    seen = reader.learnable(img, np.stack([box for _, box in boxes]))
+    return [Example(seen.crops[i], seen.features[i], seen.scores(i), d.kind.value, int(d.value), d.colour, name, where)
+            for i, (d, _) in enumerate(boxes)]
 
 
 def _items(truth: Path):
@@ -173,7 +174,7 @@ def _items(truth: Path):
 
 def teach_truth(reader, memory: DiceMemory, truth: Path, *, die: str | None = None, force: bool = False,
                 on_problem: Callable[[str], None] = lambda m: None) -> TeachReport:
-    """Teach every labelled die of a read file; crops go through the face reader in batches."""
+    """Teach every labelled die of a read file."""
     report = TeachReport()
 
     def refuse(where: str, why: str) -> None:
@@ -190,13 +191,10 @@ def teach_truth(reader, memory: DiceMemory, truth: Path, *, die: str | None = No
             examples += examples_of(reader, item, where, die)
         except TeachError as e:
             refuse(where, str(e))
-    if not examples:
-        return report
-    crops = np.stack([e.crop for e in examples])
-    feats = np.concatenate([reader.embed(crops[i:i + EMBED_BATCH]) for i in range(0, len(crops), EMBED_BATCH)])
-    for e, f in zip(examples, feats):
+    for e in examples:
         try:
-            got = memory.teach(e.crop, f, e.kind, e.value, colour=e.colour, die=e.die, source="teach", force=force)
+            got = memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="teach",
+                               force=force, numerals=e.numerals)
         except TeachError as err:
             refuse(e.where, str(err))
             continue

@@ -14,9 +14,19 @@ from __future__ import annotations
 INSTALL_HINT = "the photoreal renderer needs Blender's Python module: pip install 'dicecam[photoreal]' (or: pip install bpy)"
 
 
-def bpy_available() -> bool:
+def bpy_problem() -> str | None:
+    """Why bpy cannot be used here, in one line; None when it imports. An installed bpy that fails to
+    load (a shared library missing, a numpy it was not built for) is told apart from no bpy at all:
+    installing the extra again does not help the first."""
     try:
         import bpy  # noqa: F401
-    except Exception:  # noqa: BLE001 - a broken bpy wheel fails in many ways; any of them means "not here"
-        return False
-    return True
+    except Exception as e:  # noqa: BLE001 - a broken bpy wheel fails in many ways; each is told as it is
+        if isinstance(e, ModuleNotFoundError) and e.name == "bpy":
+            return "bpy (the photoreal extra) is not installed"
+        first = (str(e).strip().splitlines() or [""])[0]
+        return f"bpy is installed but does not load: {type(e).__name__}: {first}"
+    return None
+
+
+def bpy_available() -> bool:
+    return bpy_problem() is None

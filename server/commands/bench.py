@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     for name, bench in BENCHES.items():
         b.add_argument(f"--{name}", action="store_true", help=bench.what)
     b.add_argument("--teach-real", metavar="DIR", type=Path,
-                   help="the dice memory on real sets: teach 3 photos per face, read the others (before/after)")
+                   help="the dice memory on real sets: teach 3 photos per face, read other runs (before/after)")
     b.add_argument("--all", action="store_true", help="every benchmark")
     b.add_argument("--quick", action="store_true", help="fewer repeats")
     b.set_defaults(handler=_bench)

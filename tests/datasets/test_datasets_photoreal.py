@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicecam.datasets import geometry as g
-from dicecam.datasets.photoreal import bpy_available, faces, fonts, looks
+from dicecam.datasets.photoreal import bpy_problem, faces, fonts, looks
 from dicecam.datasets.photoreal import sample as ps
 from dicecam.mechanics.dice import ImageRead
 
@@ -165,7 +165,25 @@ def test_cli_rejects_gpu_for_the_gl_renderer(tmp_path, capsys):
     assert "photoreal" in capsys.readouterr().err
 
 
-needs_bpy = pytest.mark.skipif(not bpy_available(), reason="bpy (the photoreal extra) is not installed")
+def test_bpy_problem_tells_a_broken_bpy_from_a_missing_one(monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "bpy", None)  # what `import bpy` meets where no bpy is installed
+    assert bpy_problem() == "bpy (the photoreal extra) is not installed"
+
+    broken = tmp_path / "bpy.py"
+    broken.write_text('raise ImportError("libSM.so.6: cannot open shared object file: No such file or directory")\n')
+    monkeypatch.delitem(sys.modules, "bpy")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert bpy_problem() == ("bpy is installed but does not load: ImportError: libSM.so.6: cannot open shared "
+                             "object file: No such file or directory")
+    broken.write_text("import numpy_it_was_built_for\n")
+    assert bpy_problem() == ("bpy is installed but does not load: ModuleNotFoundError: "
+                             "No module named 'numpy_it_was_built_for'")
+
+
+BPY_PROBLEM = bpy_problem()
+needs_bpy = pytest.mark.skipif(BPY_PROBLEM is not None, reason=BPY_PROBLEM or "")
 
 
 @needs_bpy

@@ -22,6 +22,7 @@ from dicecam.mechanics.errors import RulesError, UnknownSystemError
 from dicecam.mechanics.odds import Odds
 from dicecam.mechanics.roll import Roll
 from dicecam.server.app import create_app
+from dicecam.server.browser import BrowserError
 from dicecam.server.events import make_event
 from dicecam.server.loopback import CHROMIUM_ARGS, LiveServer, find_chromium, free_port  # noqa: F401 (tests import them from here)
 from dicecam.server.rulebook import SystemInfo
@@ -240,9 +241,12 @@ SCREENS = Path(__file__).resolve().parents[2] / "work" / "screens"
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
-    chromium = find_chromium()
+    try:
+        chromium = find_chromium()
+    except BrowserError as e:
+        pytest.fail(str(e), pytrace=False)
     if chromium is None:
-        pytest.skip("no Chromium (apt-get install chromium)")
+        pytest.skip("no Chromium: `bash tests/run.sh` installs one, or set DICECAM_CHROMIUM to a Chromium binary")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield b

@@ -78,6 +78,30 @@ def test_teach_a_d4_face_by_face_with_the_keyboard_then_forget_it(live, page, ax
     assert live.app.state.memory.memory.dice() == []
 
 
+def test_the_teach_flow_learns_each_face_by_itself_when_the_camera_settles_on_the_die_alone(live, page):
+    live.pipeline.dice = [RED]
+    page.goto(live.url + "/")
+    page.wait_for_function("!document.getElementById('teach-controls').hidden")
+    page.fill("#teach-name", "Auto d4")
+    page.select_option("#teach-kind", "d4")
+    page.click("#teach-start button[type=submit]")
+    assert "let it lie still" in page.locator("#teach-ask").inner_text()
+    for face in (1, 2):
+        _show_face(live.pipeline, face)
+        live.pipeline.emit([RED])  # the player turned the die; the table went still; the camera read it
+        page.wait_for_function(f"document.getElementById('teach-said').textContent.startsWith('Learnt face {face} of Auto d4')")
+    assert "Show face 3" in page.locator("#teach-said").inner_text(), "the next face is asked for"
+    live.pipeline.emit([RED, RED.model_copy(update={"box": (300, 100, 380, 180)})])
+    page.wait_for_function("document.getElementById('teach-msg').textContent.includes('2 dice under the camera')")
+    page.uncheck("#teach-auto")  # by hand from here: a settled roll teaches nothing
+    page.wait_for_function("document.getElementById('teach-ask').textContent.includes('then press Learn')")
+    _show_face(live.pipeline, 3)
+    roll = live.pipeline.emit([RED])
+    page.wait_for_function(f"window.__dicecamCurrent === '{roll.id}'")
+    page.wait_for_timeout(300)  # time for a teach it would have posted
+    assert live.app.state.memory.memory.dice()[0]["faces"] == {1: 1, 2: 1}
+
+
 def test_a_correction_on_the_page_says_what_it_taught(live, page):
     page.goto(live.url + "/")
     page.wait_for_function("window.__dicecamEvents > 0")

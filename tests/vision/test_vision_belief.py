@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.dice import DieType
-from dicecam.vision.belief import FEATURES, UNCERTAIN_BELOW, Doubt, combine, decide, readings
+from dicecam.vision.belief import FEATURES, Doubt, Trees, combine, decide, readings
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
 from dicecam.vision.read import models_dir
 
@@ -85,19 +85,43 @@ def test_the_shipped_doubt_model_trusts_a_sure_reader_more_than_a_torn_one(shipp
 
 def test_a_plain_numeral_both_readers_agree_on_is_read_without_doubt(shipped):
     b = decide(seen(None, network_saying("d20", 17), numerals_reading("d20", 17)), shipped)
-    assert FACE_CLASSES[b.best[0]] == ("d20", 17) and b.confidence[0] >= UNCERTAIN_BELOW and b.doubt(0) is None
+    assert FACE_CLASSES[b.best[0]] == ("d20", 17) and not b.uncertain[0] and b.doubt(0) is None
 
 
 def test_a_die_with_nothing_legible_and_a_torn_network_is_uncertain_and_says_why(shipped):
     torn = np.full((1, F), 1.0 / F)
     b = decide(readings(prior(d20=1.0), torn, np.full((1, 3, F), -25.0), np.array([80.0])), shipped)
-    assert b.confidence[0] < UNCERTAIN_BELOW
+    assert b.uncertain[0]
     assert b.doubt(0) == "no legible numeral or pips"
 
 
-def test_a_doubt_model_round_trips_and_refuses_other_measures(shipped):
+def test_a_doubt_model_round_trips_and_refuses_other_measures_and_an_older_gate(shipped):
     again = Doubt.from_json(shipped.to_json())
-    assert np.allclose(again.conf_coef, shipped.conf_coef) and again.gate_bias == shipped.gate_bias
+    x = np.random.default_rng(3).normal(0, 1, (40, 2, len(FEATURES)))
+    for a, b in zip(again.choose(x), shipped.choose(x)):
+        np.testing.assert_allclose(a, b)
     bad = {**shipped.to_json(), "features": list(FEATURES[:-1])}
     with pytest.raises(ValueError, match="other measures"):
         Doubt.from_json(bad)
+    linear = {**shipped.to_json(), "gate": {"coef": [0.0] * 11, "bias": 0.0}}
+    with pytest.raises(ValueError, match="older kind"):
+        Doubt.from_json(linear)
+
+
+def test_boosted_trees_send_a_value_at_the_threshold_left_and_add_their_leaves():
+    # Two trees: the first splits on measure 1 at 0.5 (left leaf -1, right leaf +2), the second is one leaf of 0.5.
+    trees = Trees(feature=np.array([[1, -1, -1], [-1, -1, -1]]), threshold=np.array([[0.5, 0, 0], [0, 0, 0]]),
+                  left=np.array([[1, 0, 0], [0, 0, 0]]), right=np.array([[2, 0, 0], [0, 0, 0]]),
+                  value=np.array([[0.0, -1.0, 2.0], [0.5, 0, 0]]), init=0.25, rate=0.1)
+    x = np.array([[9.0, 0.5], [9.0, 0.51], [-9.0, -3.0]])
+    np.testing.assert_allclose(trees.log_odds(x), [0.25 + 0.1 * (-1 + 0.5), 0.25 + 0.1 * (2 + 0.5), 0.25 + 0.1 * (-1 + 0.5)])
+
+
+def test_pips_the_network_is_sure_of_are_its_to_read_though_the_recogniser_writes_a_digit(shipped):
+    # A pip face: the network at 0.999, the recogniser fairly sure of another face, its looks not agreeing.
+    x = features(readers_agree=0.0, looks_agree=0.0, centre_agrees=0.0, foreign_text=0.05, log_kind_prior=np.log(0.9),
+                 log_side_px=np.log(160.0))
+    x[0, 0, FEATURES.index("log_p")] = np.log(0.8)
+    x[0, 1, FEATURES.index("log_p")] = np.log(0.999)
+    pick, _ = shipped.choose(x)
+    assert pick[0] == 1, "the network reads the pips"

@@ -3,11 +3,13 @@ reading, and how it lives on disk (restart, export/import, a new reader)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.memory import CONTRADICTION_SIM, DiceMemory, TeachError
+from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, TeachError
 from dicecam.vision.read import Reader
 
 S = 16  # crop size of the fake reader
@@ -47,6 +49,55 @@ def test_one_stray_example_cannot_overrule_the_reader():
     m.teach(_crop(0), _feature(1), "d6", 3)
     _, trust = m.vote(_feature(1, 0.05)[None])
     assert 0 < trust[0] < 0.5
+
+
+def _similarity(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def test_a_die_seen_otherwise_than_taught_is_recognised_for_its_kind_but_its_face_is_left_to_the_reader():
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d20", 7, die="blue d20")
+    other_roll = _feature(1, 0.6, 50)  # the same die, another face up, another light
+    assert CLOSE_SIM <= _similarity(other_roll, _feature(1)) < SAME_VIEW_SIM, "the case is built"
+    seen = m.recall(np.stack([other_roll, _feature(1, 0.05, 51), _feature(2)]))
+    assert [KINDS[k] if k >= 0 else None for k in seen.kind] == ["d20", "d20", None]
+    assert seen.die_trust[0] > 0 and seen.face_trust[0] == 0, "the die is known, its face is not"
+    assert seen.face_trust[1] == pytest.approx(1.0, abs=0.05), "lying as taught, its face is known too"
+    prior = np.full((3, len(KINDS)), 1 / len(KINDS))
+    moved = seen.kind_prior(prior)
+    assert moved[0].argmax() == KINDS.index("d20") and moved[0].max() > 1 / len(KINDS)
+    np.testing.assert_allclose(moved[2], prior[2], err_msg="an unknown die keeps the reader's kind")
+
+
+def test_the_recognisers_face_scores_are_kept_with_each_example_and_a_wrong_shape_is_refused(tmp_path):
+    m = _memory(tmp_path / "memory.npz")
+    scores = np.full(len(FACE_CLASSES), -50.0, np.float32)
+    scores[FACE_INDEX[("d20", 7)]] = -0.5
+    m.teach(_crop(0), _feature(1), "d20", 7, numerals=scores)
+    m.teach(_crop(1), _feature(2), "d20", 8)  # a reader without the recogniser
+    with pytest.raises(TeachError, match="one per face class"):
+        m.teach(_crop(2), _feature(3), "d20", 9, numerals=scores[:5])
+    m.save()
+    again = DiceMemory.open(tmp_path / "memory.npz", S, "model-a")
+    assert again.numerals[0, FACE_INDEX[("d20", 7)]] == pytest.approx(-0.5)
+    assert again.numerals[0].min() == -30.0, "'not there at all' is kept as one level"
+    assert np.isnan(again.numerals[1]).all() and len(again) == 2
+
+
+def test_a_memory_file_from_before_face_scores_were_kept_still_opens():
+    import io
+    import json
+
+    m = _memory()
+    m.teach(_crop(0), _feature(1), "d6", 4)
+    meta = {"format": 1, "model_id": "model-a", "crop_size": S, "examples": [e.__dict__ for e in m.examples]}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, features=m.features, crops=m.crops, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    old = DiceMemory.from_bytes(buf.getvalue(), S, "model-a")
+    assert old.dice() == m.dice() and np.isnan(old.numerals).all()
+    assert FACE_CLASSES[int(old.vote(_feature(1)[None])[0][0].argmax())] == ("d6", 4)
 
 
 def test_a_value_the_kind_cannot_show_and_an_unknown_kind_are_refused_with_the_reason():
@@ -186,6 +237,18 @@ def test_a_reader_with_the_memory_reads_a_taught_die_right_where_it_alone_reads_
     assert [(d.type.value, d.value) for d in reader(_frame(7))] == [("d6", 2)], "an untaught die reads as before"
 
 
+def test_a_die_taught_as_another_kind_is_read_as_that_kind_and_its_face_as_taught():
+    reader = _reader(wrong=("d6", 2))  # the general reader takes it for a d6 showing 2
+    memory = DiceMemory(reader.model_id, S)
+    for shift in (0, 1, 2):
+        img = _frame(3, shift)
+        seen = reader.learnable(img, reader.detect(img).xyxy)
+        assert seen.numerals is None, "a reader without the recogniser keeps no face scores"
+        assert memory.teach(seen.crops[0], seen.features[0], "d8", 6, die="green d8").learnt
+    reader.use_memory(memory)
+    assert [(d.type.value, d.value) for d in reader(_frame(3, 1))] == [("d8", 6)]
+
+
 # --- the shipped weights on rendered dice ------------------------------------------------------
 
 def _shipped_reader_that_learns() -> Reader:
@@ -300,3 +363,21 @@ def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_bef
     assert (row["photos"], row["taught_photos"], row["read_photos"], row["examples"]) == (15, 9, 6, 9)
     assert row["before"] == pytest.approx(2 / 6, abs=1e-3), "the fake reads every die as a 2"
     assert row["after"] == 1.0
+
+
+def test_where_photos_are_frames_of_runs_the_bench_teaches_from_one_run_per_face_and_reads_only_the_others():
+    import random
+
+    from dicecam.server.benchmarks.teach import _to_teach
+    from dicecam.vision.evaluate import TruthDie, TruthImage
+    from dicecam.mechanics.dice import DieType
+
+    items = [TruthImage(Path(f"{run}_{frame}.jpg"), [TruthDie(DieType("d20"), value)], True, {"sequence": f"{run}-{value}"})
+             for value, runs in ((7, ("wood", "top")), (1, ("wood", "colour", "top")), (3, ("wood",)))
+             for run in runs for frame in range(6)]
+    taught, read, protocol = _to_teach(items, 3, random.Random(4))
+    assert protocol == "other runs"
+    runs_taught = {items[n].meta["sequence"] for n in taught}
+    assert len(taught) == 9 and len(runs_taught) == 3, "three frames of one run per face"
+    assert read and not {items[n].meta["sequence"] for n in read} & runs_taught, "no frame of a taught run is read"
+    assert {items[n].dice[0].value for n in read} <= {7, 1}, "a face with one run has nothing left to read"

@@ -432,6 +432,8 @@
       showConfig(ev.data.config, odds);
     } else if (ev.type.startsWith("roll.")) {
       addRoll(ev.data, true);
+      // The Teach a die flow learns from rolls the camera settles on (teach.js).
+      if (ev.type !== "roll.amended") document.dispatchEvent(new CustomEvent("dicecam:settled", { detail: ev.data }));
     } else if (ev.type === "camera.status") {
       showCamera(ev.data);
     } else if (ev.type === "config.changed") {

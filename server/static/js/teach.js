@@ -96,7 +96,9 @@
     } else if (t.at === undefined) {
       $("teach-ask").textContent = `Skipped faces are left: ${t.faces.filter((v) => !t.learnt.has(v)).map((v) => faceWord(t.kind, v)).join(", ")}. Roll the die and confirm what is read, or finish.`;
     } else {
-      $("teach-ask").textContent = `Show face ${faceWord(t.kind, t.at)} on top of ${t.name}, under the camera, then press Learn.`;
+      $("teach-ask").textContent = $("teach-auto").checked
+        ? `Show face ${faceWord(t.kind, t.at)} on top of ${t.name}, alone under the camera, and let it lie still: it is learnt by itself.`
+        : `Show face ${faceWord(t.kind, t.at)} on top of ${t.name}, under the camera, then press Learn.`;
       $("teach-learn").textContent = `Learn face ${faceWord(t.kind, t.at)}`;
     }
   }
@@ -107,12 +109,14 @@
       ?? t.faces.find((v) => !t.learnt.has(v) && !t.skipped.has(v));
   }
 
-  async function teach(value, force) {
+  // Teaching posts to `path` (the live camera's die, or one die of a stored roll): what the server
+  // learnt, or why not, is shown the same way either way.
+  async function teach(value, force, path = "/api/memory/teach/live", extra = {}) {
     const t = state.teaching;
-    const body = { die: t.name, kind: t.kind, force: !!force };
+    const body = { die: t.name, kind: t.kind, force: !!force, ...extra };
     if (value !== undefined) body.value = value;
     try {
-      const r = await D.api("/api/memory/teach/live", { method: "POST", json: body });
+      const r = await D.api(path, { method: "POST", json: body });
       if (!r.learnt) {
         // The player may know better than the earlier example: offer to replace it.
         fail(`Not learnt: ${r.reason.replace(/; confirm to replace that example$/, "")}.`);
@@ -130,8 +134,24 @@
       showSteps();
       const left = t.faces.filter((v) => !t.learnt.has(v)).length;
       say(`Learnt face ${faceWord(t.kind, r.value)} of ${t.name}. ` +
-          (left ? `${left} ${left === 1 ? "face" : "faces"} to go.` : `${t.name} is known: every face is learnt.`));
+          (left ? `${left} ${left === 1 ? "face" : "faces"} to go: ${$("teach-ask").textContent}`
+                : `${t.name} is known: every face is learnt.`));
     } catch (err) { fail(`Not learnt: ${err.message}`); }
+  }
+
+  // Learning by itself: each time the camera settles on a roll while a face is asked for, that face is
+  // learnt from the roll's frame, so a player only turns the die and waits. One die must lie there.
+  async function settled(ev) {
+    const t = state.teaching, roll = ev.detail;
+    if (!t || t.at === undefined || t.busy || !$("teach-auto").checked || roll.source !== "camera") return;
+    if ((roll.dice || []).length !== 1) {
+      fail(`${(roll.dice || []).length} dice under the camera: leave only ${t.name} there.`);
+      return;
+    }
+    t.busy = true;
+    try {
+      await teach(t.at, false, `/api/memory/teach/roll/${encodeURIComponent(roll.id)}`, { index: 0 });
+    } finally { t.busy = false; }
   }
 
   function stop() {
@@ -185,6 +205,8 @@
     $("teach-force").addEventListener("click", () => teach(state.teaching.pending, true));
     $("memory-import").addEventListener("submit", importFile);
     document.addEventListener("dicecam:amended", afterCorrection);
+    document.addEventListener("dicecam:settled", settled);
+    $("teach-auto").addEventListener("change", () => { if (state.teaching) showSteps(); });
     load();
   }
   init();
