@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections import OrderedDict
 from typing import Annotated, Any, Callable, Literal, Union
 
@@ -99,7 +98,6 @@ class Broker:
         self._clients: set[Client] = set()
         self._listeners: list[Listener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
         self.dropped_clients = 0
         self.closing = False
         self._json: OrderedDict[str, str] = OrderedDict()
