@@ -16,6 +16,8 @@ choice, made after seeing it, so no single rule says what a throw of the future 
 policy (no 6 exploded, or every 6 up to EXPLODE_DEPTH times, `_d6_result`, which adds the next d6 - 3 as
 `contest_result` does) for the participants still to throw, and takes the earlier throws' Results from
 `contest_result` itself.
+
+`score` builds every Result and the contest's numbers; `explain` turns them into the steps and the sentence.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 from pydantic import Field, field_validator, model_validator
 
@@ -132,7 +134,22 @@ def _explain(score: int, faces: list[int]) -> str:
     return ", ".join(parts)
 
 
-def resolve(dice: Sequence[DieReading], opts: ContestOptions) -> ContestAdjudication:
+class ContestScore(NamedTuple):
+    """A scored throw, before any words: every Result so far (earlier throws' faces too) and, once all have
+    thrown, the winner and margin."""
+
+    me: str
+    faces: list[int]  # this throw's faces in the order the rule reads them
+    earlier: list[list[int]]  # each earlier participant's faces, likewise
+    results: dict[str, int]  # in throwing order
+    explode: bool  # the throw ends on a 6
+    decided: bool
+    winner: str | None
+    margin: int | None
+
+
+def score(dice: Sequence[DieReading], opts: ContestOptions) -> ContestScore:
+    """The rule on real dice: each participant's Result (`contest_result`), then the contest (`contest`)."""
     if not dice:
         raise RulesError("no dice read: a contest throw is one d6 (and any exploded d6s)")
     bad = [d for d in dice if d.type is not DieType.d6]
@@ -142,43 +159,50 @@ def resolve(dice: Sequence[DieReading], opts: ContestOptions) -> ContestAdjudica
         raise RulesError(f"{len(dice)} dice is over the {MAX_DICE} one participant may throw")
     i = len(opts.thrown)
     faces = throw_order([d.value for d in dice])
-    steps = []
-    results: dict[str, int] = {}
-    for j, text in enumerate(opts.thrown):
-        earlier = throw_order(faces_of(text))
-        results[opts.name(j)] = contest_result(opts.scores[j], earlier)
-        steps.append(f"{opts.name(j)} threw earlier: {_explain(opts.scores[j], earlier)} = {results[opts.name(j)]}.")
+    earlier = [throw_order(faces_of(text)) for text in opts.thrown]
+    results = {opts.name(j): contest_result(opts.scores[j], f) for j, f in enumerate(earlier)}
     me = opts.name(i)
-    result = contest_result(opts.scores[i], faces)
-    results[me] = result
-    steps.append(f"{me}: {_explain(opts.scores[i], faces)} = Result {result}.")
-    explode = faces[-1] == 6
-    if explode:
-        steps.append(f"{me} ends on a 6 and may explode: leave the dice and add another d6.")
-    rolled = [RolledDie(**d.model_dump(), role=me) for d in dice]
+    results[me] = contest_result(opts.scores[i], faces)
     decided = i == len(opts.scores) - 1
-    common = dict(system=NAME, dice=rolled, options=opts.model_dump(), participant=me, result=result,
-                  may_explode=explode, results=results, decided=decided)
-    if not decided:
-        nxt = opts.name(i + 1)
+    winner, margin = contest(results) if decided else (None, None)
+    return ContestScore(me, faces, earlier, results, faces[-1] == 6, decided, winner, margin)
+
+
+def explain(s: ContestScore, opts: ContestOptions) -> tuple[list[str], str]:
+    """The steps of the contest so far, and its one sentence."""
+    steps = [f"{opts.name(j)} threw earlier: {_explain(opts.scores[j], f)} = {s.results[opts.name(j)]}."
+             for j, f in enumerate(s.earlier)]
+    result = s.results[s.me]
+    steps.append(f"{s.me}: {_explain(opts.scores[len(s.earlier)], s.faces)} = Result {result}.")
+    if s.explode:
+        steps.append(f"{s.me} ends on a 6 and may explode: leave the dice and add another d6.")
+    if not s.decided:
+        nxt = opts.name(len(s.earlier) + 1)
         steps.append(f"{nxt} throws next.")
-        summary = f"{me}'s Result is {result}; {nxt} throws next" + ("; a 6 may explode" if explode else "") + "."
-        return ContestAdjudication(outcome="waiting", explanation=steps, summary=summary, next=nxt, **common)
-    winner, margin = contest(results)
-    ranked = ", ".join(f"{n} {r}" for n, r in sorted(results.items(), key=lambda kv: -kv[1]))
-    if winner is None:
-        top = max(results.values())
-        tied = [n for n, r in results.items() if r == top]
+        return steps, f"{s.me}'s Result is {result}; {nxt} throws next" + ("; a 6 may explode" if s.explode else "") + "."
+    ranked = ", ".join(f"{n} {r}" for n, r in sorted(s.results.items(), key=lambda kv: -kv[1]))
+    if s.winner is None:
+        top = max(s.results.values())
+        tied = [n for n, r in s.results.items() if r == top]
         steps.append(f"Highest Result {top} is shared by {' and '.join(tied)}: a draw.")
         summary = f"Draw: {' and '.join(tied)} tie at {top} ({ranked})."
-        outcome = "draw"
     else:
-        steps.append(f"{winner} has the highest Result and wins by {margin}, the difference to the next.")
-        summary = f"{winner} wins by {margin} ({ranked})."
-        outcome = "win"
-    if explode:
-        summary = summary[:-1] + f"; {me} may still explode the 6."
-    return ContestAdjudication(outcome=outcome, explanation=steps, summary=summary, winner=winner, margin=margin,
+        steps.append(f"{s.winner} has the highest Result and wins by {s.margin}, the difference to the next.")
+        summary = f"{s.winner} wins by {s.margin} ({ranked})."
+    if s.explode:
+        summary = summary[:-1] + f"; {s.me} may still explode the 6."
+    return steps, summary
+
+
+def resolve(dice: Sequence[DieReading], opts: ContestOptions) -> ContestAdjudication:
+    s = score(dice, opts)
+    steps, summary = explain(s, opts)
+    common = dict(system=NAME, dice=[RolledDie(**d.model_dump(), role=s.me) for d in dice], options=opts.model_dump(),
+                  participant=s.me, result=s.results[s.me], may_explode=s.explode, results=s.results,
+                  decided=s.decided, explanation=steps, summary=summary)
+    if not s.decided:
+        return ContestAdjudication(outcome="waiting", next=opts.name(len(s.earlier) + 1), **common)
+    return ContestAdjudication(outcome="draw" if s.winner is None else "win", winner=s.winner, margin=s.margin,
                                **common)
 
 

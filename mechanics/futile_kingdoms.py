@@ -2,13 +2,14 @@
 
 The rule is written once: the DR of two faces (`deviation`) and the word of a result (`verdict`). `resolve`
 applies them to the real dice; `odds` maps the same `deviation` over every face of two d6 with icepool
-(`dr_die`) and the same `verdict` over the result.
+(`dr_die`) and the same `verdict` over the result. `score` builds the numbers; `explain` and `summarise`
+turn them into words.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
 import icepool
 from pydantic import Field
@@ -109,7 +110,19 @@ def _find(dice: Sequence[DieReading], colour: str, word: str) -> DieReading:
     return found[0]
 
 
-def resolve(dice: Sequence[DieReading], opts: FutileOptions) -> FutileAdjudication:
+class DevScore(NamedTuple):
+    """A scored DR, before any words: the two dice, the DR, the result with modifiers, its word."""
+
+    red: DieReading
+    white: DieReading
+    dr: int
+    result: int
+    outcome: str
+    explode: bool
+
+
+def score(dice: Sequence[DieReading], opts: FutileOptions) -> DevScore:
+    """The rule on real dice: `deviation` and `verdict`, as `odds` maps them over every face."""
     bad = [d for d in dice if d.type is not DieType.d6]
     if bad:
         raise RulesError(f"a DR uses two d6 (red and white), not {bad[0].type.value}")
@@ -119,25 +132,38 @@ def resolve(dice: Sequence[DieReading], opts: FutileOptions) -> FutileAdjudicati
         raise RulesError(f"a DR takes exactly two d6 (red and white), read {len(dice)}")
     dr = deviation(red.value, white.value)
     result = opts.carry + dr + opts.modifier
-    outcome = verdict(result)
-    explode = abs(dr) == 5
-    # Both dice count: the lower gives the size of the DR, the higher its sign.
-    rolled = [RolledDie(**d.model_dump(), role="red" if d is red else "white") for d in dice]
-    steps = [f"Red {red.value}, white {white.value}."]
+    return DevScore(red, white, dr, result, verdict(result), abs(dr) == 5)
+
+
+def explain(s: DevScore, opts: FutileOptions) -> list[str]:
+    """The steps of a DR, in the order the rule takes them."""
+    red, white, dr = s.red.value, s.white.value, s.dr
+    steps = [f"Red {red}, white {white}."]
     if dr == 0:
         steps.append("Doubles: DR 0.")
     else:
-        steps.append(f"The lower die is {min(red.value, white.value)}; {'red' if red.value > white.value else 'white'} is higher, so DR {dr:+d}.")
+        steps.append(f"The lower die is {min(red, white)}; {'red' if red > white else 'white'} is higher, so DR {dr:+d}.")
     if opts.carry:
         steps.append(f"Exploding from earlier DRs totalling {opts.carry:+d}.")
-    steps.append(f"R = {(f'{opts.carry:+d} ' if opts.carry else '')}{dr:+d} {opts.modifier:+d} = {result:+d}: {outcome}.")
-    if explode:
+    steps.append(f"R = {(f'{opts.carry:+d} ' if opts.carry else '')}{dr:+d} {opts.modifier:+d} = {s.result:+d}: {s.outcome}.")
+    if s.explode:
         steps.append("DR ±5: the player may explode, rolling another DR and adding it.")
-    summary = f"{outcome.capitalize()}: DR {dr:+d}" + (f", result {result:+d}" if result != dr else "") + (
-        "; the roll may explode" if explode else "") + "."
-    return FutileAdjudication(system=NAME, outcome=outcome, dice=rolled, explanation=steps, summary=summary,
-                              options=opts.model_dump(), red=red.value, white=white.value, dr=dr,
-                              modifier=opts.modifier, result=result, may_explode=explode)
+    return steps
+
+
+def summarise(s: DevScore) -> str:
+    """The DR in one sentence."""
+    return f"{s.outcome.capitalize()}: DR {s.dr:+d}" + (f", result {s.result:+d}" if s.result != s.dr else "") + (
+        "; the roll may explode" if s.explode else "") + "."
+
+
+def resolve(dice: Sequence[DieReading], opts: FutileOptions) -> FutileAdjudication:
+    s = score(dice, opts)
+    # Both dice count: the lower gives the size of the DR, the higher its sign.
+    rolled = [RolledDie(**d.model_dump(), role="red" if d is s.red else "white") for d in dice]
+    return FutileAdjudication(system=NAME, outcome=s.outcome, dice=rolled, explanation=explain(s, opts),
+                              summary=summarise(s), options=opts.model_dump(), red=s.red.value, white=s.white.value,
+                              dr=s.dr, modifier=opts.modifier, result=s.result, may_explode=s.explode)
 
 
 def odds(pool: Sequence[DieType], opts: FutileOptions) -> Odds:
