@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from dicecam.mechanics.dice import DieReading
+from dicecam.mechanics.registry import resolve
 from dicecam.server.events import parse_event
 from dicecam.server.cli import main
 from dicecam.vision.sources import demo_paths
@@ -33,8 +35,9 @@ def test_watching_the_demo_as_jsonl_prints_one_event_per_roll_with_the_clip_labe
         assert roll["settled_at"] <= got.frame_id < roll["moves_at"]
         assert sorted((d.type.value, d.value, d.colour) for d in got.dice) == \
             sorted((d["type"], d["value"], d["colour"]) for d in roll["truth"]["dice"])
-    first = events[0]
-    assert first.type == "roll.settled" and first.data.adjudication.outcome == "messy"  # d8s 2 6 2, no pressure six
+    first = events[0]  # the action roll: 3d8 and two pressure d6, its verdict the rules' own on the true dice
+    dice = [DieReading(**d) for d in truth[0]["truth"]["dice"]]
+    assert first.type == "roll.settled" and first.data.adjudication.outcome == resolve("contingency-action", dice, {}).outcome
     assert events[1].type == "roll.uncertain" and "d10" in events[1].data.reason, "a d10 is no action die"
     assert "demo clip" in r.stderr and "ended" in r.stderr
 
