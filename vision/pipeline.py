@@ -45,7 +45,7 @@ class PipelineStats:
     """What the pipeline has done since it started (read by the benchmark and tests)."""
 
     frames: int = 0  # frames fed to the motion gate
-    dropped: int = 0  # frames the camera delivered while we were busy (newest-only capture skipped them)
+    dropped: int = 0  # frames the camera delivered that were lost while we were busy (beyond the source's BACKLOG)
     reads: int = 0  # frames the reader ran on
     rolls: int = 0
     reader_errors: int = 0

@@ -1,8 +1,8 @@
 """Frame sources: webcam, video file, image folder, stream URL, and the bundled demo clip.
 
 `FrameSource.frames()` yields (frame_id, frame) forever (or to the end of a file). A live
-source runs a capture thread that keeps only the newest frame, so the consumer never
-falls behind; a dead source is retried with capped exponential backoff and reported
+source runs a capture thread that keeps the newest BACKLOG frames, so the consumer never
+falls more than that behind; a dead source is retried with capped exponential backoff and reported
 through `on_status`, never raised.
 """
 
@@ -13,6 +13,7 @@ import json
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -28,6 +29,12 @@ from .labels import IMAGE_EXTS
 MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
 
 StatusFn = Callable[[dict], None]
+
+
+# Frames a live source holds while its consumer is busy. Reading a still table takes a few frames' time
+# (~180 ms with 10 dice) and the motion gate (~0.3 ms a frame) catches up after it, so no frame need be
+# lost; a consumer slower than the camera for longer loses the oldest, a third of a second behind at most.
+BACKLOG = 10
 
 
 class SourceError(DicecamError):
@@ -161,14 +168,14 @@ class FrameSource:
             backoff = min(self.max_backoff, backoff * 2)
 
     def frames(self) -> Iterator[tuple[int, np.ndarray]]:
-        """Realtime: newest frame only (capture thread); otherwise every frame, in order."""
+        """Realtime: a capture thread, its newest BACKLOG frames in order; otherwise every frame, in order."""
         self._stop.clear()
         if not self.realtime:
             for i, f in enumerate(self.raw()):
                 yield i, f
             self.status("stopped", "end of source")
             return
-        latest: list = [None]
+        held: deque = deque(maxlen=BACKLOG)  # a full deque drops its oldest frame
         done = threading.Event()
         cond = threading.Condition()
 
@@ -176,7 +183,7 @@ class FrameSource:
             i = 0
             for f in self.raw():
                 with cond:
-                    latest[0] = (i, f)
+                    held.append((i, f))
                     cond.notify()
                 i += 1
             done.set()
@@ -185,18 +192,16 @@ class FrameSource:
 
         t = threading.Thread(target=capture, name=f"capture:{self.spec}", daemon=True)
         t.start()
-        seen = -1
         try:
             while not self._stop.is_set():
                 with cond:
-                    while (latest[0] is None or latest[0][0] == seen) and not done.is_set() and not self._stop.is_set():
+                    while not held and not done.is_set() and not self._stop.is_set():
                         cond.wait(0.5)  # sleep, never busy-wait
-                    item = latest[0]
-                if item is None or item[0] == seen:
+                    item = held.popleft() if held else None
+                if item is None:
                     if done.is_set():
                         break
                     continue
-                seen = item[0]
                 yield item
         finally:
             self._stop.set()

@@ -13,7 +13,7 @@ import pytest
 
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.pipeline import Pipeline
-from dicecam.vision.sources import FrameSource, demo_paths, memory_source, open_source
+from dicecam.vision.sources import BACKLOG, FrameSource, demo_paths, memory_source, open_source
 from dicecam.vision.boxes import iou
 from dicecam.vision.watcher import PipelineSettings
 from scripted_table import Die, Table, labels
@@ -290,17 +290,33 @@ def test_a_failing_subscriber_does_not_silence_the_others():
     assert len(rolls_of(run(p))) == 1
 
 
-# -- live: a thread, the newest frame only ---------------------------------------------------------
+# -- live: a thread that holds the newest few frames ---------------------------------------------
 
-def test_a_slow_reader_on_a_live_source_skips_stale_frames_instead_of_falling_behind():
-    t = Table(12).empty(10).roll(PAIR, rest=90).empty(10)
+def _timed_reader(t, seconds: float):
     oracle = t.script.oracle()
 
-    def slow(frame):
-        time.sleep(0.08)  # slower than the 60 fps camera: frames must be dropped, not queued
+    def read(frame):
+        time.sleep(seconds)
         return oracle(frame)
 
-    p = Pipeline(t.script.source(realtime=True, fps=60), slow, "futile-kingdoms", warm_up=False)
+    return read
+
+
+def test_a_read_that_takes_a_few_frames_time_loses_no_frame_of_a_live_source():
+    t = Table(12).empty(10).roll(PAIR, rest=90).empty(10)
+    read = _timed_reader(t, 0.08)  # five frames of the 60 fps camera: fewer than BACKLOG
+    assert 0.08 * 60 < BACKLOG
+    p = Pipeline(t.script.source(realtime=True, fps=60), read, "futile-kingdoms", warm_up=False)
+    events = run(p)
+    assert len(rolls_of(events)) == 1
+    assert p.stats.dropped == 0 and p.stats.frames == len(t.script.frames)
+
+
+def test_a_reader_slower_than_the_backlog_skips_the_oldest_frames_instead_of_falling_ever_further_behind():
+    t = Table(12).empty(10).roll(PAIR, rest=90).empty(10)
+    read = _timed_reader(t, 0.3)  # eighteen frames: more than the source holds
+    assert 0.3 * 60 > BACKLOG
+    p = Pipeline(t.script.source(realtime=True, fps=60), read, "futile-kingdoms", warm_up=False)
     events = run(p)
     assert len(rolls_of(events)) == 1 and p.stats.dropped > 0
     assert p.stats.frames + p.stats.dropped == len(t.script.frames)
