@@ -240,6 +240,12 @@ class DiceMemory:
             raise TeachError(f"a crop must be {self.crop_size}x{self.crop_size} BGR, got {crop.shape}")
         if len(self) >= MAX_EXAMPLES:
             raise TeachError(f"the memory is full ({MAX_EXAMPLES} examples): forget a die first")
+        name = die.strip() if die else None
+        if name:
+            with self.lock:
+                known = next((e.kind for e in self.examples if e.die == name and e.kind != t.value), None)
+            if known is not None:
+                raise TeachError(f"{name} is already known as a {known}, not a {t.value}: name this die otherwise")
         f = _unit(feature.reshape(1, -1))
         face = FACE_INDEX[(t.value, value)]
         scores = np.full((1, len(FACE_CLASSES)), np.nan, np.float32)

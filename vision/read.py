@@ -191,6 +191,8 @@ class Reader:
 
 @dataclass(frozen=True)
 class Learnable:
+    """What the dice memory keeps of N dice seen in a frame (`Reader.learnable`)."""
+
     crops: np.ndarray  # (N, S, S, 3) uint8
     features: np.ndarray  # (N, D)
     numerals: np.ndarray | None  # (N, F) each face's best score over the looks; None without a recogniser

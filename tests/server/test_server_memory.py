@@ -93,6 +93,10 @@ def test_teach_a_die_face_by_face_from_the_camera_until_it_is_known(parts):
     again = client.post("/api/memory/teach/live", json={"die": "Lucky", "kind": "d6", "value": 1}).json()
     assert not again["learnt"] and "already taught as 6" in again["reason"]
     assert client.get("/api/memory").json()["examples"] == 6
+    # The die named as another kind: refused with the reason, nothing learnt.
+    other = client.post("/api/memory/teach/live", json={"die": "Lucky", "kind": "d8", "value": 3})
+    assert other.status_code == 400 and "Lucky is already known as a d6, not a d8" in other.json()["detail"]
+    assert client.get("/api/memory").json()["examples"] == 6
 
 
 def test_teaching_from_the_camera_needs_exactly_one_die_and_a_possible_face(parts):

@@ -100,6 +100,14 @@ def test_a_memory_file_from_before_face_scores_were_kept_still_opens():
     assert FACE_CLASSES[int(old.vote(_feature(1)[None])[0][0].argmax())] == ("d6", 4)
 
 
+def test_a_named_die_taught_as_another_kind_is_refused_with_the_reason():
+    m = _memory()
+    assert m.teach(_crop(0), _feature(1), "d20", 20, die="gold d20").learnt
+    with pytest.raises(TeachError, match="gold d20 is already known as a d20, not a d6"):
+        m.teach(_crop(1), _feature(2), "d6", 6, die=" gold d20 ")
+    assert len(m) == 1 and m.dice()[0]["kind"] == "d20"
+
+
 def test_a_value_the_kind_cannot_show_and_an_unknown_kind_are_refused_with_the_reason():
     m = _memory()
     with pytest.raises(TeachError, match="a d6 has no face 7"):
