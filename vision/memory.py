@@ -390,7 +390,8 @@ class DiceMemory:
 
     def merge(self, other: "DiceMemory") -> tuple[int, int]:
         """Import another memory's examples (same reader); returns (learnt, flagged). An example
-        contradicting this memory is flagged and left out; one already held (same face, same
+        contradicting this memory (another face for nearly the same picture, or another kind for a die
+        it knows by name) is flagged and left out; one already held (same face, same
         feature) is skipped, so importing a file twice does not double it. All or nothing: a
         memory that would overflow is refused before anything changes."""
         if not len(other):
@@ -408,7 +409,10 @@ class DiceMemory:
                 j = sims.argmax(1)
                 best = sims[np.arange(len(other)), j]
                 same = self._face[j] == other._face
-                clash = (best >= CONTRADICTION_SIM) & ~same
+                # A die this table knows by name as one kind, imported as another, is a contradiction too.
+                kind_of = {e.die: e.kind for e in self.examples if e.die}
+                renamed = np.array([e.die in kind_of and kind_of[e.die] != e.kind for e in other.examples], bool)
+                clash = ((best >= CONTRADICTION_SIM) & ~same) | renamed
                 held = (best >= 0.999) & same
                 flagged = int(clash.sum())
                 take = ~clash & ~held

@@ -191,6 +191,11 @@ def test_export_and_import_carry_the_dice_and_a_second_import_adds_nothing():
     learnt, flagged = away.merge(DiceMemory.from_bytes(data, S, "model-a"))
     assert (learnt, flagged) == (3, 1)
     assert away.merge(DiceMemory.from_bytes(data, S, "model-a")) == (0, 1)
+    # A table that knows "travel d4" as a d6: the imported d4 of that name is flagged, not learnt.
+    other = _memory()
+    other.teach(_crop(20), _feature(60), "d6", 2, die="travel d4")
+    assert other.merge(DiceMemory.from_bytes(data, S, "model-a")) == (0, 4)
+    assert [d["kind"] for d in other.dice()] == ["d6"]
 
 
 @pytest.mark.parametrize("data", [b"", b"not a memory", b"PK\x03\x04broken zip"])
