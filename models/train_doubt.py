@@ -126,7 +126,7 @@ def out_of_fold_gate(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarr
     gate = np.zeros(len(y))
     for k in np.unique(fold):
         trees = grow_gate(x[fold != k], y[fold != k])
-        gate[fold == k] = 1 / (1 + np.exp(-np.clip(trees.log_odds(gate_inputs(x[fold == k])), -50, 50)))
+        gate[fold == k] = trees.chance(gate_inputs(x[fold == k]))
     return gate
 
 

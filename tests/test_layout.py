@@ -122,14 +122,17 @@ def test_importing_every_mechanics_module_loads_nothing_from_the_other_folders()
 STREAM_TYPES = re.compile(r"Event|Camera|Snapshot|TableConfig|Stream|Envelope")
 
 
+def _nodes(root: Path, folder: str):
+    """(path, node) for every syntax node of every .py file in `folder`, files in order."""
+    for path in sorted((root / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            yield path, node
+
+
 def stream_types_in(root: Path) -> list[str]:
     """'file:line Class' for each class in mechanics/ named like a type of the live stream."""
-    found = []
-    for path in sorted((root / "mechanics").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and STREAM_TYPES.search(node.name):
-                found.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
-    return found
+    return [f"{path.relative_to(root)}:{node.lineno} {node.name}" for path, node in _nodes(root, "mechanics")
+            if isinstance(node, ast.ClassDef) and STREAM_TYPES.search(node.name)]
 
 
 def test_the_rules_engine_defines_no_stream_or_camera_type():
@@ -147,14 +150,8 @@ MAX_RULE_LINES = 60
 
 def long_functions(root: Path, folder: str = "mechanics", limit: int = MAX_RULE_LINES) -> list[str]:
     """'file:line name (N lines)' for each function in `folder` longer than `limit` lines, decorators excluded."""
-    found = []
-    for path in sorted((root / folder).rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                n = node.end_lineno - node.lineno + 1
-                if n > limit:
-                    found.append(f"{path.relative_to(root)}:{node.lineno} {node.name} ({n} lines)")
-    return found
+    return [f"{path.relative_to(root)}:{node.lineno} {node.name} ({n} lines)" for path, node in _nodes(root, folder)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (n := node.end_lineno - node.lineno + 1) > limit]
 
 
 def test_no_rule_function_is_longer_than_sixty_lines():

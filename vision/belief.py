@@ -182,6 +182,9 @@ class Trees:
             node = np.where(f < 0, node, np.where(go_left, self.left[trees, node], self.right[trees, node]))
         return self.init + self.rate * self.value[trees, node].sum(1)
 
+    def chance(self, x: np.ndarray) -> np.ndarray:
+        return _sigmoid(self.log_odds(x))
+
     def to_json(self) -> dict:
         return {"feature": self.feature.tolist(), "threshold": self.threshold.round(6).tolist(),
                 "left": self.left.tolist(), "right": self.right.tolist(), "value": self.value.round(6).tolist(),
@@ -209,7 +212,7 @@ class Doubt:
 
     def choose(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pick (N,) 0 numerals / 1 network, chance the pick is right (N,)) from (N, 2, F) measures."""
-        gate = _sigmoid(self.gate.log_odds(gate_inputs(features)))
+        gate = self.gate.chance(gate_inputs(features))
         pick = (gate < 0.5).astype(np.int64)
         x = confidence_inputs(features, pick, gate)
         return pick, _sigmoid(np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick])

@@ -277,6 +277,19 @@ def demo_paths() -> tuple[Path, Path]:
     return mp4, meta
 
 
+def demo_frames() -> list[np.ndarray]:
+    """Every frame of the bundled demo clip, decoded (benchmarks and tests read it whole)."""
+    cap = cv2.VideoCapture(str(demo_paths()[0]))
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    cap.release()
+    return frames
+
+
 def open_source(spec: str, *, realtime: bool = True, fps: float = 30.0, loop_demo: bool = True,
                 on_status: StatusFn | None = None, max_retries: int | None = None) -> FrameSource:
     """`0` | `/dev/videoN` | FILE | DIR | rtsp/http URL | `demo`."""

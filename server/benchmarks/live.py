@@ -26,22 +26,13 @@ from dicecam.vision.extras import as_missing_extra
 from dicecam.vision.motion import MotionGate
 from dicecam.vision.pipeline import Pipeline
 from dicecam.vision.read import Reader
-from dicecam.vision.sources import FrameSource, _capture_reader, demo_paths, memory_source
+from dicecam.vision.sources import FrameSource, _capture_reader, demo_frames, demo_paths, memory_source
 
 SYSTEM = "contingency-action"  # any system: the figures do not depend on the rules
 
 
 def _demo() -> tuple[list[np.ndarray], dict]:
-    mp4, meta = demo_paths()
-    cap = cv2.VideoCapture(str(mp4))
-    frames = []
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        frames.append(frame)
-    cap.release()
-    return frames, json.loads(meta.read_text())
+    return demo_frames(), json.loads(demo_paths()[1].read_text())
 
 
 def _memory_source(frames: Sequence[np.ndarray], *, fps: float | None, loop: bool, stamps: list[float] | None = None):

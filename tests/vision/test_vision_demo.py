@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 
-import cv2
 import pytest
 
 from dicecam.mechanics import registry
@@ -14,7 +13,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.server.settings import ServerSettings
 from dicecam.vision.demo import DemoPlaylist, suits
 from dicecam.vision.pipeline import Pipeline
-from dicecam.vision.sources import demo_paths, open_source
+from dicecam.vision.sources import demo_frames, demo_paths, open_source
 
 META = json.loads(demo_paths()[1].read_text())
 ROLLS = META["rolls"]
@@ -65,13 +64,7 @@ def test_a_system_no_roll_suits_plays_the_whole_clip():
 
 @pytest.fixture(scope="module")
 def clip():
-    cap = cv2.VideoCapture(str(demo_paths()[0]))
-    frames = []
-    while True:
-        ok, f = cap.read()
-        if not ok:
-            break
-        frames.append(f)
+    frames = demo_frames()
     assert len(frames) == META["frames"]
     return frames
 
