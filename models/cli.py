@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dicecam.mechanics.errors import DicecamError, LimitError
 
-STAGES = ("synth", "real", "detector", "reader", "export", "kind", "doubt")
+STAGES = ("synth", "real", "detector", "reader", "export", "kind", "recogniser", "doubt")
 
 
 def register(subparsers) -> None:
@@ -46,6 +46,7 @@ def register(subparsers) -> None:
     p.add_argument("--reader-init", type=Path, default=None,
                    help="fine-tune the face reader from a checkpoint (.pt) or an exported reader (.onnx)")
     p.add_argument("--reader-lr", type=float, default=3e-3, help="face reader peak learning rate (default 3e-3)")
+    p.add_argument("--recogniser-epochs", type=int, default=2, help="text recogniser fine-tuning epochs (default 2)")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="render and data-loading processes")
     p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
@@ -63,6 +64,7 @@ def _train(args) -> int:
         raise DicecamError(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
     for name, value, lo, hi in (("--images", args.images, 1, 1_000_000), ("--kind-images", args.kind_images, 1, 100_000), ("--epochs", args.epochs, 1, 1000),
                                 ("--reader-epochs", args.reader_epochs, 1, 1000), ("--workers", args.workers, 1, 64),
+                                ("--recogniser-epochs", args.recogniser_epochs, 1, 100),
                                 ("--imgsz", args.imgsz, 64, 1280), ("--batch", args.batch, 1, 1024),
                                 ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
         if not lo <= value <= hi:
@@ -77,6 +79,7 @@ def _train(args) -> int:
     from .recipe import Recipe, run
     from .train_detector import DetectorTrainConfig
     from .train_reader import ReaderTrainConfig
+    from .train_recogniser import RecogniserTrainConfig
 
     device = args.device
     threads = os.cpu_count() or 1
@@ -92,6 +95,7 @@ def _train(args) -> int:
                                  size=args.reader_size, width=args.reader_width, arch=args.reader_arch,
                                  real_weight=args.real_weight,
                                  init=str(args.reader_init) if args.reader_init else None, lr=args.reader_lr),
+        recogniser=RecogniserTrainConfig(epochs=args.recogniser_epochs, threads=threads),
     )
     report = run(r)
     print(f"trained: {report['figures']} in {report['timings'].get('total_s')} s; weights in {r.export}")

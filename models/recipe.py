@@ -7,7 +7,10 @@ Stages, each skipped when its output is already in the work folder:
    crops; every part that `dicecam eval --held-out` scores is left out,
 3. train the detector (work/runs/detector, ultralytics resume),
 4. train the face reader (work/reader, per-epoch checkpoints),
-5. export both to ONNX under --export with their sidecar JSON and the model card.
+5. export both to ONNX under --export with their sidecar JSON and the model card,
+6. fit the kind head (renders in work/kind_synth and the real photos' training parts),
+7. fine-tune the text recogniser on dice (models/train_recogniser.py; renders in work/recogniser_synth),
+8. fit the doubt model on all of them as they will ship.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dicecam.datasets.synth import generate
 
 from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
 from .train_doubt import train_doubt
+from .train_recogniser import RecogniserTrainConfig, train_recogniser
 from .train_kind import train_kind_head
 from .train_detector import DetectorTrainConfig, detector_figures, export_detector, train_detector, write_data_yaml
 from .train_reader import ReaderTrainConfig, build_model, export_reader, train_reader
@@ -43,8 +47,10 @@ class Recipe:
     workers: int = 2
     detector: DetectorTrainConfig = field(default_factory=DetectorTrainConfig)
     reader: ReaderTrainConfig = field(default_factory=ReaderTrainConfig)
-    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "doubt")
+    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "recogniser", "doubt")
     kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
+    recogniser_images: int = 800  # renders the text recogniser is fine-tuned on (seed + 2)
+    recogniser: RecogniserTrainConfig = field(default_factory=RecogniserTrainConfig)
 
 
 def _colours() -> list[str]:
@@ -99,14 +105,19 @@ def run(r: Recipe, log=print) -> dict:
         export(r, figures, log)
     if "kind" in r.stages:
         t = time.perf_counter()
-        kind_synth = r.work / "kind_synth"
-        if not (kind_synth / "summary.json").is_file():
-            log(f"render {r.kind_images} images for the kind head (seed {r.seed + 1}) into {kind_synth}")
-            generate(kind_synth, r.kind_images, r.seed + 1, None, "jsonl", progress=False, workers=r.workers)
+        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head", log)
         # The kind head reads the face reader's features: fit it on the reader it will ship beside.
         reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
         figures["kind"] = train_kind_head(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
         timings["kind_s"] = round(time.perf_counter() - t, 1)
+    if "recogniser" in r.stages:
+        t = time.perf_counter()
+        rendered = _rendered(r, "recogniser_synth", r.recogniser_images, r.seed + 2, "the text recogniser", log)
+        folder = r.export if (r.export / "reader.onnx").is_file() else None
+        figures["recogniser"] = train_recogniser(r.real, rendered, r.export, reader_folder=folder,
+                                                 cache=r.work / "recogniser_dice.npz", cfg=r.recogniser,
+                                                 log=log)["history"]
+        timings["recogniser_s"] = round(time.perf_counter() - t, 1)
     if "doubt" in r.stages:
         t = time.perf_counter()
         kind_synth = r.work / "kind_synth"
@@ -121,6 +132,15 @@ def run(r: Recipe, log=print) -> dict:
     report = {"figures": figures, "timings": timings, "recipe": _jsonable(asdict(r))}
     (r.work / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def _rendered(r: Recipe, name: str, count: int, seed: int, what: str, log) -> Path:
+    """WORK/name, rendered (read format) unless it already is."""
+    folder = r.work / name
+    if not (folder / "summary.json").is_file():
+        log(f"render {count} images for {what} (seed {seed}) into {folder}")
+        generate(folder, count, seed, None, "jsonl", progress=False, workers=r.workers)
+    return folder
 
 
 def export(r: Recipe, figures: dict, log=print) -> None:

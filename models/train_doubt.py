@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import cv2
 import numpy as np
 from scipy.optimize import minimize
 
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
-from dicecam.vision.evaluate import TruthImage, held_out, load_truth, matching_detection
+from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
 from dicecam.vision.read import Reader
 
 # (folder under --real, which images) the model is fitted on; the rest of each set is held out.
@@ -44,18 +43,9 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
     feats, right = [], []
-    for item in items[::step]:
-        img = item.image if item.image is not None else cv2.imread(str(item.path))
-        if img is None:
-            continue
-        dets = reader.detect(img)
-        if not len(dets):
-            continue
+    for _, img, dets, dice in detected_photos(reader, items[::step]):
         seen = reader.readings(img, dets)[0]
-        for die in item.dice:
-            j = matching_detection(die.box, dets.xyxy, dets.confidence) if die.box is not None or item.single else None
-            if j is None:
-                continue
+        for die, j in dice:
             answers = seen.answers[j]
             ok = [KINDS[KIND_OF_FACE[a]] == die.kind.value and (die.value is None or VALUE_OF_FACE[a] == die.value)
                   for a in answers]
@@ -186,11 +176,12 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     the fit alone does not read every photo again (it is measured anew for another reader)."""
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
-    parts = _cached(cache, reader.model_id)
+    measured_by = f"{reader.model_id}+{reader.numerals.source}"
+    parts = _cached(cache, measured_by)
     if parts is None:
         parts = _measure(reader, real, synthetic, log)
         if cache is not None:
-            np.savez(cache, reader=reader.model_id, names=list(parts),
+            np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
                      **{f"y{i}": p[1] for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
@@ -210,6 +201,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     per_die = np.asarray(below)[pick]
     figures = {name: _figures(right[source == name], chance[source == name], per_die[source == name]) for name in parts}
     meta = {**doubt.to_json(), "cross_validated": figures, "reader": reader.model_id,
+            "recogniser": reader.numerals.source,
             "seconds": round(time.perf_counter() - t0, 1)}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

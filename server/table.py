@@ -208,8 +208,9 @@ class Table:
         if not dice:
             raise RulesError("no dice to adjudicate: enter at least one die")
         roll = self.session(system, options).amend(original, dice, system, options)
-        self.store.add(roll)
+        # The training copy first: once the amendment can be seen in the store, its example is on disk.
         self._save_correction(roll, original)
+        self.store.add(roll)
         self._teach_correction(roll, original)
         self.broker.publish(make_event("roll.amended", roll))
         return roll

@@ -228,6 +228,21 @@ def matching_detection(box, xyxy: np.ndarray, confidence: np.ndarray) -> int | N
     return j if overlaps[j] >= MATCH_IOU else None
 
 
+def detected_photos(reader, items):
+    """Per photo the reader finds dice in: (its truth, image, detections, [(labelled die, its detection)]),
+    the dice no detection matches left out. What every fit on labelled photos walks through."""
+    for item in items:
+        img = item.image if item.image is not None else cv2.imread(str(item.path))
+        if img is None:
+            continue
+        dets = reader.detect(img)
+        if not len(dets):
+            continue
+        pairs = [(die, matching_detection(die.box, dets.xyxy, dets.confidence)
+                  if die.box is not None or item.single else None) for die in item.dice]
+        yield item, img, dets, [(die, j) for die, j in pairs if j is not None]
+
+
 def _match(truth: list[TruthDie], pred: list[DieReading], single: bool) -> dict[int, int]:
     """truth index -> prediction index, one to one."""
     if single:

