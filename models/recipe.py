@@ -16,6 +16,7 @@ Stages, each skipped when its output is already in the work folder:
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ import torch
 
 from dicecam.datasets.render import BODY_COLOURS
 from dicecam.mechanics.errors import DicecamError
+from dicecam.vision.read import models_dir
 
 from dicecam.datasets.synth import generate
 
@@ -51,6 +53,11 @@ class Recipe:
     kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
     recogniser_images: int = 800  # renders the text recogniser is fine-tuned on (seed + 2)
     recogniser: RecogniserTrainConfig = field(default_factory=RecogniserTrainConfig)
+
+
+# What a reader folder holds beside the text recogniser (the doubt model is refitted after it).
+SHIPPED_BESIDE = ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "upface.onnx", "upface.json",
+                  "kind.onnx", "kind.json")
 
 
 def _colours() -> list[str]:
@@ -113,8 +120,14 @@ def run(r: Recipe, log=print) -> dict:
     if "recogniser" in r.stages:
         t = time.perf_counter()
         rendered = _rendered(r, "recogniser_synth", r.recogniser_images, r.seed + 2, "the text recogniser", log)
-        folder = r.export if (r.export / "reader.onnx").is_file() else None
-        figures["recogniser"] = train_recogniser(r.real, rendered, r.export, reader_folder=folder,
+        # The recogniser is read beside a detector and a face reader: where this run trained none, the
+        # shipped ones go beside it, so the doubt stage reads the export whole.
+        if not (r.export / "reader.onnx").is_file():
+            r.export.mkdir(parents=True, exist_ok=True)
+            for name in SHIPPED_BESIDE:
+                if not (r.export / name).is_file():  # a kind head this run fitted stays
+                    shutil.copy(models_dir() / name, r.export / name)
+        figures["recogniser"] = train_recogniser(r.real, rendered, r.export, reader_folder=r.export,
                                                  cache=r.work / "recogniser_dice.npz", cfg=r.recogniser,
                                                  log=log)["history"]
         timings["recogniser_s"] = round(time.perf_counter() - t, 1)

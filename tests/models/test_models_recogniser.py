@@ -53,3 +53,15 @@ def test_a_doubt_model_fitted_on_another_recogniser_is_refused(shipped_copy):
     with pytest.raises(DicecamError, match="another text recogniser"):
         Reader.load(shipped_copy, backend="onnxruntime")
 
+
+
+def test_the_recipes_recogniser_stage_leaves_a_reader_folder_that_loads_whole(renders, tmp_path):
+    # (`renders` skips this where there is no headless OpenGL: the stage renders its own images.)
+    from dicecam.models.recipe import Recipe, run
+    from dicecam.models.train_recogniser import RecogniserTrainConfig
+
+    export = tmp_path / "export"
+    run(Recipe(work=tmp_path / "work", export=export, stages=("recogniser",), recogniser_images=3,
+               recogniser=RecogniserTrainConfig(epochs=1)), log=lambda m: None)
+    reader = Reader.load(export, backend="onnxruntime")
+    assert reader.numerals.source.startswith("sha256:") and reader.kind_head is not None
