@@ -20,6 +20,7 @@ neighbouring face's numeral, seen at the edge of a window, wins over it; a 7 in 
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +29,14 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from dicecam.vision.crops import FACE_CLASSES
-from dicecam.vision.evaluate import TruthImage, detected_photos, load_truth
-from dicecam.vision.numerals import (ALPHABET, ANGLES, Look, best_upright, charset_columns, die_windows,
-                                     face_spellings, window_scores)
+from dicecam.mechanics.dice import FACES, DieType
+from dicecam.vision.crops import FACE_INDEX, KINDS
+from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
+from dicecam.vision.numerals import (ALPHABET, ANGLES, HEIGHT, MODEL, WINDOW_WIDTH, Look, best_upright,
+                                     charset_columns, die_windows, face_spellings, narrowed, network_input,
+                                     wheel_file, window_scores)
 from dicecam.vision.read import Reader
 
-FACE_INDEX = {fc: i for i, fc in enumerate(FACE_CLASSES)}
-KIND_FACES = {k: [v for kk, v in FACE_CLASSES if kk == k] for k, _ in FACE_CLASSES}
 LOOKS = 3  # the reader's looks per die (centre, a tenth above, the finder's point), len(ANGLES) windows each
 
 
@@ -43,7 +44,7 @@ LOOKS = 3  # the reader's looks per die (centre, a tenth above, the finder's poi
 class DiceWindows:
     """Every window the reader cut around each labelled die, with the die's kind and value."""
 
-    windows: np.ndarray  # (N, LOOKS * len(ANGLES), 48, 48, 3) uint8 BGR
+    windows: np.ndarray  # (N, LOOKS * len(ANGLES), HEIGHT, WINDOW_WIDTH, 3) uint8 BGR
     kind: np.ndarray  # (N,) str
     value: np.ndarray  # (N,) int
     group: np.ndarray  # (N,) str: the video run or photo a die came from (whole groups are split off)
@@ -84,8 +85,8 @@ def harvest(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], *, 
             kinds.append(d.kind.value)
             values.append(d.value)
             groups.append(str(item.meta.get("sequence") or item.path))
-    shape = (0, LOOKS * len(ANGLES), 48, 48, 3)
-    return DiceWindows(np.array(windows, np.uint8).reshape(-1, *shape[1:]), np.array(kinds, str),
+    return DiceWindows(np.array(windows, np.uint8).reshape(-1, LOOKS * len(ANGLES), HEIGHT, WINDOW_WIDTH, 3),
+                       np.array(kinds, str),
                        np.array(values, np.int64), np.array(groups, str))
 
 
@@ -142,16 +143,16 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _inputs(x: np.ndarray):
-    """As vision/numerals.TextRecogniser feeds the network: BGR, -1..1, channels first."""
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0))
+    return torch.from_numpy(network_input(x))
 
 
 def _kind_spellings(columns: np.ndarray) -> dict[str, tuple[list[list[int]], np.ndarray]]:
     """Per kind: every spelling of its faces in the recogniser's characters, and which face each spells."""
     out = {}
-    for kind, values in KIND_FACES.items():
+    for kind in KINDS:
+        values = FACES[DieType(kind)]
         spelt, owner = [], []
         for f, value in enumerate(values):
             for text in face_spellings(kind, value):
@@ -173,11 +174,11 @@ def die_loss(net, windows: np.ndarray, kind: str, value: int, spelt, owner, rng)
     targets = spelt * w
     nll = F.ctc_loss(every.transpose(0, 1), torch.tensor(sum(targets, [])), torch.full((w * n,), t, dtype=torch.long),
                      torch.tensor([len(s) for s in targets]), blank=0, reduction="none", zero_infinity=True)
-    faces = len(KIND_FACES[kind])
-    per_face = torch.full((w, faces), -1e4).scatter_reduce(
+    faces = FACES[DieType(kind)]
+    per_face = torch.full((w, len(faces)), -1e4).scatter_reduce(
         1, torch.from_numpy(owner).expand(w, n), -nll.view(w, n), reduce="amax", include_self=True)
     score = per_face.max(0).values
-    return F.cross_entropy(score[None], torch.tensor([KIND_FACES[kind].index(value)]))
+    return F.cross_entropy(score[None], torch.tensor([faces.index(value)]))
 
 
 def fine_tune(onnx_path: Path, train: DiceWindows, out: Path, cfg: RecogniserTrainConfig = RecogniserTrainConfig(),
@@ -225,18 +226,17 @@ def numeral_accuracy(net, data: DiceWindows, columns: np.ndarray) -> float:
     right = 0
     with torch.no_grad():
         for windows, kind, value in zip(data.windows, data.kind, data.value):
-            p = F.softmax(net(_inputs(windows)), -1).numpy()[:, :, columns]
-            other = np.maximum(1.0 - p.sum(2, keepdims=True), 0.0)
-            ll = window_scores(np.log(np.maximum(np.concatenate([p, other], 2), 1e-12)))
-            faces = [FACE_INDEX[(str(kind), v)] for v in KIND_FACES[str(kind)]]
+            ll = window_scores(narrowed(F.softmax(net(_inputs(windows)), -1).numpy(), columns))
+            values = FACES[DieType(str(kind))]
+            faces = [FACE_INDEX[(str(kind), v)] for v in values]
             per_look = [best_upright(ll[g * len(ANGLES):(g + 1) * len(ANGLES)][:, faces], look) for g in range(LOOKS)]
-            right += KIND_FACES[str(kind)][int(np.max(per_look, 0).argmax())] == int(value)
+            right += values[int(np.max(per_look, 0).argmax())] == int(value)
     return round(right / max(len(data), 1), 4)
 
 
 def export(net, out: Path) -> None:
     """The fine-tuned network as ONNX, taking and giving what the wheel's does (softmax output) for the
-    reader's 48 x 48 windows (traced at that size: other widths are not promised)."""
+    reader's HEIGHT x WINDOW_WIDTH windows (traced at that size: other widths are not promised)."""
     import torch
 
     class WithSoftmax(torch.nn.Module):
@@ -249,7 +249,7 @@ def export(net, out: Path) -> None:
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(WithSoftmax(net).eval(), torch.zeros(1, 3, 48, 48), str(out), input_names=["x"],
+    torch.onnx.export(WithSoftmax(net).eval(), torch.zeros(1, 3, HEIGHT, WINDOW_WIDTH), str(out), input_names=["x"],
                       output_names=["softmax"], dynamic_axes={"x": {0: "n"}, "softmax": {0: "n"}},
                       opset_version=17, dynamo=False)
 
@@ -265,11 +265,6 @@ def train_recogniser(real: Path | None, synthetic: Path, out: Path, *, reader_fo
                      cache: Path | None = None, cfg: RecogniserTrainConfig = RecogniserTrainConfig(), log=print) -> dict:
     """Harvest the dice (kept in `cache`), fine-tune the wheel's recogniser, write `out`/recogniser.onnx
     and recogniser.json (how it was fitted, its validation figures)."""
-    import json
-
-    from dicecam.vision.evaluate import held_out
-    from dicecam.vision.numerals import MODEL, wheel_file
-
     t0 = time.perf_counter()
     if cache is not None and Path(cache).is_file():
         data = DiceWindows.load(cache)

@@ -129,11 +129,20 @@ class TextRecogniser:
         return cls(session, charset_columns())
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
-        x = windows.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0
-        full = self.session(np.ascontiguousarray(x))[0]
-        probs = full[:, :, self.columns]
-        other = np.maximum(1.0 - probs.sum(2, keepdims=True), 0.0)
-        return np.log(np.maximum(np.concatenate([probs, other], 2), 1e-12))
+        return narrowed(self.session(network_input(windows))[0], self.columns)
+
+
+def network_input(windows: np.ndarray) -> np.ndarray:
+    """(N, 3, 48, W) float32, -1..1, from (N, 48, W, 3) uint8 BGR windows: what the recogniser takes."""
+    return np.ascontiguousarray(windows.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0)
+
+
+def narrowed(full: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The recogniser's (N, T, all characters) probabilities as TextRecogniser's log-probabilities: blank,
+    ALPHABET (`columns`), and every other character's mass together."""
+    probs = full[:, :, columns]
+    other = np.maximum(1.0 - probs.sum(2, keepdims=True), 0.0)
+    return np.log(np.maximum(np.concatenate([probs, other], 2), 1e-12))
 
 
 @dataclass(frozen=True)

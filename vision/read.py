@@ -94,10 +94,11 @@ class Reader:
             raise DicecamError(f"the face reader in {folder} expects other crops")
         name = default_backend() if backend == "auto" else backend
         model_id = model_fingerprint(faces)
+        numerals = NumeralReader.load(name, threads, folder)
         return cls(open_session(det, name, threads), open_session(faces, name, threads),
                    input_size=(dmeta["input"]["width"], dmeta["input"]["height"]), colours=fmeta["colours"],
                    backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_id,
-                   numerals=(numerals := NumeralReader.load(name, threads, folder)), finder=_optional_finder(folder),
+                   numerals=numerals, finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
                    doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None)
 
