@@ -10,7 +10,9 @@ Stages, each skipped when its output is already in the work folder:
 5. export both to ONNX under --export with their sidecar JSON and the model card,
 6. fit the kind head (renders in work/kind_synth and the real photos' training parts),
 7. fine-tune the text recogniser on dice (models/train_recogniser.py; renders in work/recogniser_synth),
-8. fit the doubt model on all of them as they will ship.
+   and the cross-fit's recognisers, each without part of the real runs (work/recogniser_folds),
+8. fit the doubt model on all of them as they will ship (photos the recogniser learnt read by the fold's
+   recogniser that did not).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import torch
 
 from dicecam.datasets.render import BODY_COLOURS
 from dicecam.mechanics.errors import DicecamError
+from dicecam.vision.numerals import FINE_TUNED
 from dicecam.vision.read import models_dir
 
 from dicecam.datasets.synth import generate
@@ -49,12 +52,13 @@ class Recipe:
     workers: int = 2
     detector: DetectorTrainConfig = field(default_factory=DetectorTrainConfig)
     reader: ReaderTrainConfig = field(default_factory=ReaderTrainConfig)
-    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "recogniser", "doubt")
+    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "doubt")  # "recogniser" on request
     kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
     recogniser_images: int = 800  # renders the text recogniser is fine-tuned on (seed + 2)
     recogniser: RecogniserTrainConfig = field(default_factory=RecogniserTrainConfig)
 
 
+FOLDS = "recogniser_folds"  # WORK/FOLDS: the recognisers of the cross-fit (train_recogniser.fine_tune_fold)
 # What a reader folder holds beside the text recogniser (the doubt model is refitted after it).
 SHIPPED_BESIDE = ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "upface.onnx", "upface.json",
                   "kind.onnx", "kind.json")
@@ -129,7 +133,7 @@ def run(r: Recipe, log=print) -> dict:
                     shutil.copy(models_dir() / name, r.export / name)
         figures["recogniser"] = train_recogniser(r.real, rendered, r.export, reader_folder=r.export,
                                                  cache=r.work / "recogniser_dice.npz", cfg=r.recogniser,
-                                                 log=log)["history"]
+                                                 folds_folder=r.work / FOLDS, log=log)["history"]
         timings["recogniser_s"] = round(time.perf_counter() - t, 1)
     if "doubt" in r.stages:
         t = time.perf_counter()
@@ -138,8 +142,10 @@ def run(r: Recipe, log=print) -> dict:
             raise DicecamError(f"no renders in {kind_synth}: run the kind stage first")
         # The doubt model weighs the readers as they will ship: the exported ones, or the shipped ones.
         folder = r.export if (r.export / "reader.onnx").is_file() else None
+        # Photos the exported recogniser learnt are read by the cross-fit's recogniser that did not.
+        folds = r.work / FOLDS if (folder / FINE_TUNED if folder else models_dir() / FINE_TUNED).is_file() else None
         figures["doubt"] = train_doubt(r.real, kind_synth, r.export, reader_folder=folder,
-                                       cache=r.work / "doubt_samples.npz", log=log)
+                                       cache=r.work / "doubt_samples.npz", folds=folds, log=log)
         timings["doubt_s"] = round(time.perf_counter() - t, 1)
     timings["total_s"] = round(time.perf_counter() - t_start, 1)
     report = {"figures": figures, "timings": timings, "recipe": _jsonable(asdict(r))}

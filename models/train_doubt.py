@@ -11,6 +11,7 @@ Each source is capped so that no one of them decides alone.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -22,7 +23,10 @@ from scipy.optimize import minimize
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
+from dicecam.vision.numerals import NumeralReader, TextRecogniser, recogniser_id
 from dicecam.vision.read import Reader
+
+from .train_recogniser import run_of
 
 # (folder under --real, which images) the model is fitted on; the rest of each set is held out.
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
@@ -36,15 +40,16 @@ GATE_TREES = dict(n_estimators=100, max_depth=3, learning_rate=0.1, random_state
 SURE_WRONG = 0.02
 
 
-def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE
-            ) -> tuple[np.ndarray, np.ndarray]:
+def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
+            reader_of: Callable[[TruthImage], Reader] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(features (M, 2, F), right (M, 2)): per die, each reader's measures and whether its answer is
-    right (its kind, and its value where the truth has one)."""
+    right (its kind, and its value where the truth has one). `reader_of`: which reader reads a photo
+    (the dice are found by `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
     feats, right = [], []
-    for _, img, dets, dice in detected_photos(reader, items[::step]):
-        seen = reader.readings(img, dets)[0]
+    for item, img, dets, dice in detected_photos(reader, items[::step]):
+        seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
             answers = seen.answers[j]
             ok = [KINDS[KIND_OF_FACE[a]] == die.kind.value and (die.value is None or VALUE_OF_FACE[a] == die.value)
@@ -170,16 +175,21 @@ def _figures(right: np.ndarray, chance: np.ndarray, below) -> dict:
 
 
 def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_folder: Path | None = None,
-                cache: Path | None = None, log=print) -> dict:
+                cache: Path | None = None, folds: Path | None = None, log=print) -> dict:
     """Fit the doubt model and write `out`/doubt.json (with how it was fitted, and its figures).
     `cache`: an .npz that keeps the measured dice, so a refit after an interruption or a change of
-    the fit alone does not read every photo again (it is measured anew for another reader)."""
+    the fit alone does not read every photo again (it is measured anew for another reader).
+    `folds`: the folder of the recogniser's cross-fit (models/train_recogniser.fine_tune_fold). The
+    shipped recogniser has learnt some of the photos measured here and reads them surely, right or wrong;
+    a doubt model fitted on that would trust it blindly. So each of those photos is read by the fold's
+    recogniser that did not learn it, and the doubt model learns how a recogniser does on dice it never saw."""
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
-    measured_by = f"{reader.model_id}+{reader.numerals.source}"
+    fold_readers = _fold_readers(reader, folds)
+    measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers)])
     parts = _cached(cache, measured_by)
     if parts is None:
-        parts = _measure(reader, real, synthetic, log)
+        parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers))
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
@@ -202,6 +212,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     figures = {name: _figures(right[source == name], chance[source == name], per_die[source == name]) for name in parts}
     meta = {**doubt.to_json(), "cross_validated": figures, "reader": reader.model_id,
             "recogniser": reader.numerals.source,
+            "photos_read_by_fold_recognisers": [{"recogniser": r.numerals.source, "runs": sorted(runs)}
+                                                for r, runs in fold_readers],
             "seconds": round(time.perf_counter() - t0, 1)}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -210,7 +222,31 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     return meta
 
 
-def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _fold_readers(reader: Reader, folds: Path | None) -> list[tuple[Reader, set[str]]]:
+    """(the reader with fold k's recogniser, the runs fold k's recogniser did not learn), per fold."""
+    if folds is None:
+        return []
+    out = []
+    for meta_file in sorted(Path(folds).glob("recogniser-fold*.json")):
+        meta = json.loads(meta_file.read_text())
+        path = meta_file.parent / meta["file"]
+        if not path.is_file():
+            raise ValueError(f"{meta_file} names {path}, which is not there: run the recogniser stage again")
+        mine = copy.copy(reader)
+        mine.numerals = NumeralReader(TextRecogniser.load("onnxruntime", None, path), recogniser_id(path))
+        out.append((mine, set(meta["runs"])))
+    return out
+
+
+def _reader_of(reader: Reader, fold_readers: list[tuple[Reader, set[str]]]) -> Callable[[TruthImage], Reader]:
+    def of(item: TruthImage) -> Reader:
+        run = run_of(item)
+        return next((r for r, runs in fold_readers if run in runs), reader)
+    return of
+
+
+def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
+             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
         truth = Path(real) / name
@@ -218,7 +254,7 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log) -> 
             continue
         set_name = name.split("/")[0]
         keep = (lambda t: True) if which == "all" else (lambda t, n=set_name: not held_out(n, t))
-        parts[name] = samples(reader, truth, keep)
+        parts[name] = samples(reader, truth, keep, reader_of=reader_of)
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
     if synthetic is not None:
         parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True)

