@@ -394,3 +394,80 @@ def test_where_photos_are_frames_of_runs_the_bench_teaches_from_one_run_per_face
     assert len(taught) == 9 and len(runs_taught) == 3, "three frames of one run per face"
     assert read and not {items[n].meta["sequence"] for n in read} & runs_taught, "no frame of a taught run is read"
     assert {items[n].dice[0].value for n in read} <= {7, 1}, "a face with one run has nothing left to read"
+
+
+def _d20_scores(clear: dict[int, float], seed: int) -> np.ndarray:
+    """The recogniser's (F,) face scores of a d20 view: the numerals named read at these log-likelihoods
+    (a little noise), every other face hardly at all."""
+    rng = np.random.default_rng(seed)
+    scores = np.full(len(FACE_CLASSES), -25.0, np.float32)
+    for value, ll in clear.items():
+        scores[FACE_INDEX[("d20", value)]] = ll + rng.normal(0, 0.01)
+    return scores
+
+
+# A die whose thin 7 the recogniser takes for a 1 (as on lurig-d20-values' blue d20: near-ties, as the
+# recogniser reads several numerals of a view clearly): with the 7 up it sees "1" a little better than the
+# 7, and the 7's neighbours 17 and 19 at the window's edges; with the 1 up, the 1 and its neighbours 13
+# and 20, hardly a 7.
+SEVEN_UP = {1: -0.05, 7: -0.15, 17: -1.0, 19: -1.5}
+ONE_UP = {1: -0.02, 13: -1.0, 20: -1.5, 7: -2.5}
+
+
+def test_a_die_whose_seven_reads_as_a_one_is_read_as_its_seven_by_its_own_taught_glyphs():
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d20", 7, colour="blue", numerals=_d20_scores(SEVEN_UP, i))
+        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d20", 1, colour="blue", numerals=_d20_scores(ONE_UP, 10 + i))
+    assert len(m) == 6
+    rolled = np.stack([_feature(1, 0.6, 50), _feature(1, 0.6, 51)])  # the same die, another roll and light
+    scores = np.stack([_d20_scores(SEVEN_UP, 50), _d20_scores(ONE_UP, 51)])
+    recall = m.recall(rolled)
+    assert (recall.die >= 0).all() and (recall.face_trust == 0).all(), "the die is known, its face is not"
+    d20 = [FACE_INDEX[("d20", v)] for v in range(1, 21)]
+    read = lambda s: int(np.argmax(s[:, d20], 1)[0]) + 1  # noqa: E731
+    assert read(scores[:1]) == 1, "the case is built: the recogniser alone reads the 7 as a 1"
+    nudged = scores + m.glyph_bias(recall, scores)
+    assert [read(nudged[i:i + 1]) for i in range(2)] == [7, 1]
+
+
+def test_a_taught_die_rolled_where_its_looks_are_not_recognised_is_still_read_by_its_glyphs():
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d20", 7, colour="blue", numerals=_d20_scores(SEVEN_UP, i))
+        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d20", 1, colour="blue", numerals=_d20_scores(ONE_UP, 10 + i))
+    under_another_light = _feature(3)[None]  # the same blue d20 under another camera: its crop looks new
+    recall = m.recall(under_another_light)
+    assert recall.die[0] == -1, "the case is built: not recognised by its looks"
+    scores = _d20_scores(SEVEN_UP, 60)[None]
+    d20 = [FACE_INDEX[("d20", v)] for v in range(1, 21)]
+    nudged = scores + m.glyph_bias(recall, scores, np.array([KINDS.index("d20")]), ["blue"])
+    assert int(nudged[0, d20].argmax()) + 1 == 7
+
+
+def test_the_glyphs_of_a_taught_die_leave_an_untaught_die_of_another_colour_or_kind_alone():
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d20", 7, colour="blue", numerals=_d20_scores(SEVEN_UP, i))
+    other = np.stack([_feature(2), _feature(4)])  # never taught: a red d20, a blue d12
+    recall = m.recall(other)
+    assert (recall.die == -1).all()
+    scores = np.stack([_d20_scores(SEVEN_UP, 5)] * 2)
+    assert not m.glyph_bias(recall, scores, np.array([KINDS.index("d20"), KINDS.index("d12")]), ["red", "blue"]).any()
+    assert not m.glyph_bias(recall, scores).any(), "told nothing of the dice, the memory nudges none"
+
+
+def test_the_glyphs_choose_among_what_the_readers_saw_but_never_make_a_die_surer():
+    from dicecam.vision.belief import Belief
+    from dicecam.vision.read import _no_surer_than
+
+    one, seven, thirteen = (FACE_INDEX[("d20", v)] for v in (1, 7, 13))
+    plain_joint = np.zeros((3, len(FACE_CLASSES)))
+    plain_joint[:, one], plain_joint[:, seven], plain_joint[:, thirteen] = 0.55, 0.35, 0.10
+    plain = Belief(plain_joint, np.array([one] * 3), np.array([0.60, 0.60, 0.95]), np.ones(3), 0.88)
+    # Nudged: die 0 turned to its 7 and die 1 to a 13, both now "sure"; die 2 kept its 1, surer still.
+    nudged = Belief(plain_joint, np.array([seven, thirteen, one]), np.array([0.93, 0.90, 0.99]), np.ones(3), 0.88)
+    kept = _no_surer_than(nudged, plain)
+    assert list(kept.best) == [seven, thirteen, one], "the glyphs' answers stand"
+    np.testing.assert_allclose(kept.confidence, [0.35, 0.10, 0.95])
+    assert list(kept.uncertain) == [True, True, False]
