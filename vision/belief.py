@@ -97,6 +97,9 @@ class Readings:
         """(N, 2) each reader's face class."""
         return np.stack([self.numeral.argmax(1), self.network.argmax(1)], 1)
 
+    def rows(self, which) -> "Readings":
+        return Readings(self.numeral[which], self.network[which], self.features[which])
+
 
 def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
              foreign: np.ndarray | None = None) -> Readings:
@@ -248,6 +251,10 @@ class Belief:
     @property
     def uncertain(self) -> np.ndarray:
         return self.confidence < self.below
+
+    def rows(self, which) -> "Belief":
+        below = np.broadcast_to(self.below, self.confidence.shape)[which] if np.ndim(self.below) else self.below
+        return Belief(self.joint[which], self.best[which], self.confidence[which], self.legible[which], below)
 
     def doubt(self, i: int) -> str | None:
         """Why die i is not trusted, in a few words for a player; None when it is."""

@@ -20,7 +20,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
-from .belief import Belief, Doubt, decide, readings
+from .belief import Belief, Doubt, Readings, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, Recall, model_fingerprint
@@ -156,17 +156,18 @@ class Reader:
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
 
-        def seen(ll):
-            return readings(kind_prior, _softmax(out[0]), ll, side, None if evidence is None else evidence.foreign)
-
-        plain = None
+        foreign = None if evidence is None else evidence.foreign
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
-            if bias.any():
-                plain, face_ll = seen(face_ll), face_ll + bias[:, None, :]
-        return seen(face_ll), out, recall, plain
+            if bias.any():  # both views in one pass: its cost is per call, hardly per die
+                n, twice = len(side), lambda a: np.concatenate([a, a])
+                both = readings(twice(kind_prior), twice(_softmax(out[0])),
+                                np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side),
+                                None if foreign is None else twice(foreign))
+                return both.rows(slice(0, n)), out, recall, both.rows(slice(n, None))
+        return readings(kind_prior, _softmax(out[0]), face_ll, side, foreign), out, recall, None
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores."""
@@ -182,9 +183,13 @@ class Reader:
         if not len(dets):
             return dets
         seen, out, recall, plain = self.readings(frame, dets)
-        belief = decide(seen, self.doubt)
-        if plain is not None:
-            belief = _no_surer_than(belief, decide(plain, self.doubt))
+        if plain is None:
+            belief = decide(seen, self.doubt)
+        else:  # one pass of the doubt model over both views
+            n = len(dets)
+            both = decide(Readings(*(np.concatenate([getattr(seen, f), getattr(plain, f)])
+                                     for f in ("numeral", "network", "features"))), self.doubt)
+            belief = _no_surer_than(both.rows(slice(0, n)), both.rows(slice(n, None)))
         if recall is not None:
             belief = _with_faces_seen_before(belief, recall)
         best, conf = belief.best, belief.confidence
