@@ -256,10 +256,11 @@ class DiceMemory:
                    colours: list[str | None] | None = None) -> np.ndarray:
         """(N, F) what to add to N dice's recogniser face scores (`scores`, (N, F), each face's best look):
         the log of the vote of taught examples, by how like theirs a die's scores' pattern over its kind's
-        faces is. Whose examples: the die's, where the memory recognised it; else, given the dice's likeliest kinds (indices into KINDS) and read body colours, every taught
-        die of that kind and colour (or taught with no colour) — the same die rolled under another light
-        or camera is often not recognised by its looks, but its numerals read as they did. A die of a
-        colour or kind nothing was taught as gets zero."""
+        faces is. Whose examples: the die's, where the memory recognised it; else, given the dice's
+        likeliest kinds (indices into KINDS) and read body colours, every taught die of that kind and
+        colour (or taught with no colour) — the same die rolled under another light or camera is often
+        not recognised by its looks, but its numerals read as they did. A die of a colour or kind nothing
+        was taught as gets zero."""
         bias = np.zeros((len(scores), len(FACE_CLASSES)), np.float32)
         if not len(self) or not len(scores):
             return bias
@@ -316,11 +317,12 @@ class DiceMemory:
             # A named die taught as two kinds is the kind it was taught as more often.
             kind = np.array([np.bincount(KIND_OF_FACE[self._face[of_example == d]]).argmax()
                              for d in range(len(names))], np.int64)
-            colours = []
-            for d in range(len(names)):
-                said = [e.colour for e, k in zip(self.examples, of_example) if k == d and e.colour]
-                colours.append(max(set(said), key=said.count) if said else None)
-            self._dice = _Dice(of_example.astype(np.int64), kind, tuple(colours))
+            said: list[list[str]] = [[] for _ in names]
+            for e, d in zip(self.examples, of_example):
+                if e.colour:
+                    said[d].append(e.colour)
+            colours = tuple(max(set(c), key=c.count) if c else None for c in said)
+            self._dice = _Dice(of_example.astype(np.int64), kind, colours)
         return self._dice
 
     # --- teaching ----------------------------------------------------------------------------

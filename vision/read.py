@@ -155,7 +155,6 @@ class Reader:
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, self.looks(crops_u8))
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
-
         foreign = None if evidence is None else evidence.foreign
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
@@ -187,8 +186,7 @@ class Reader:
             belief = decide(seen, self.doubt)
         else:  # one pass of the doubt model over both views
             n = len(dets)
-            both = decide(Readings(*(np.concatenate([getattr(seen, f), getattr(plain, f)])
-                                     for f in ("numeral", "network", "features"))), self.doubt)
+            both = decide(Readings.stack(seen, plain), self.doubt)
             belief = _no_surer_than(both.rows(slice(0, n)), both.rows(slice(n, None)))
         if recall is not None:
             belief = _with_faces_seen_before(belief, recall)
