@@ -100,10 +100,6 @@ class Readings:
     def rows(self, which) -> "Readings":
         return Readings(self.numeral[which], self.network[which], self.features[which])
 
-    @staticmethod
-    def stack(*parts: "Readings") -> "Readings":
-        return Readings(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("numeral", "network", "features")))
-
 
 def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
              foreign: np.ndarray | None = None) -> Readings:

@@ -20,7 +20,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
-from .belief import Belief, Doubt, Readings, decide, readings
+from .belief import Belief, Doubt, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, Recall, model_fingerprint
@@ -141,8 +141,8 @@ class Reader:
 
     def readings(self, frame: np.ndarray, dets: Detections):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
-        memory recalls of them (None without one), and the readers' view without the memory's glyphs
-        (None where they moved nothing). A recognised die's kind goes into the readers' kind prior here,
+        memory recalls of them (None without one), and, where the memory's glyphs moved a die, both views
+        stacked (the N dice with the glyphs, then the same N without them; else None). A recognised die's kind goes into the readers' kind prior here,
         and the taught dice's glyphs into the recogniser's scores."""
         crops_u8 = self.crops(frame, dets.xyxy)
         out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
@@ -165,7 +165,7 @@ class Reader:
                 both = readings(twice(kind_prior), twice(_softmax(out[0])),
                                 np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side),
                                 None if foreign is None else twice(foreign))
-                return both.rows(slice(0, n)), out, recall, both.rows(slice(n, None))
+                return both.rows(slice(0, n)), out, recall, both
         return readings(kind_prior, _softmax(out[0]), face_ll, side, foreign), out, recall, None
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
@@ -181,13 +181,12 @@ class Reader:
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):
             return dets
-        seen, out, recall, plain = self.readings(frame, dets)
-        if plain is None:
+        seen, out, recall, both = self.readings(frame, dets)
+        if both is None:
             belief = decide(seen, self.doubt)
         else:  # one pass of the doubt model over both views
-            n = len(dets)
-            both = decide(Readings.stack(seen, plain), self.doubt)
-            belief = _no_surer_than(both.rows(slice(0, n)), both.rows(slice(n, None)))
+            n, weighed = len(dets), decide(both, self.doubt)
+            belief = _no_surer_than(weighed.rows(slice(0, n)), weighed.rows(slice(n, None)))
         if recall is not None:
             belief = _with_faces_seen_before(belief, recall)
         best, conf = belief.best, belief.confidence
