@@ -72,18 +72,20 @@ class Spellings:
     labels: tuple[tuple[int, ...], ...]
     face_of: np.ndarray  # (P,) index into FACE_CLASSES
     label_of: np.ndarray  # (P,) index into labels
+    marked: np.ndarray  # (P,) bool: the spelling carries a 6/9 mark
 
 
 @lru_cache(maxsize=1)
 def spellings() -> Spellings:
     labels: dict[tuple[int, ...], int] = {}
-    face_of, label_of = [], []
+    face_of, label_of, marked = [], [], []
     for f, (kind, value) in enumerate(FACE_CLASSES):
-        for text in face_spellings(kind, value):
+        for i, text in enumerate(face_spellings(kind, value)):
             label = tuple(ALPHABET.index(c) + 1 for c in text)
             face_of.append(f)
             label_of.append(labels.setdefault(label, len(labels)))
-    return Spellings(tuple(labels), np.array(face_of, np.int64), np.array(label_of, np.int64))
+            marked.append(i > 0)
+    return Spellings(tuple(labels), np.array(face_of, np.int64), np.array(label_of, np.int64), np.array(marked))
 
 
 def wheel_file(relative: str) -> Path:
@@ -252,15 +254,19 @@ class NumeralReader:
             return NumeralEvidence(face_ll, foreign)
         windows = np.concatenate([die_windows(frame, b, lk) for b, lk in zip(boxes, looks) if lk])
         log_probs = self.recogniser(windows)
-        ll = window_scores(log_probs)
+        bare, marked = spelling_scores(log_probs)
+        ll = np.maximum(bare, marked)
         share = foreign_share(log_probs)
         at = 0
         for d, lk in enumerate(looks):
             count = sum(k.count for k in lk)
             foreign[d] = share[at + int(ll[at:at + count].max(1).argmax())]
+            per_look = np.empty((2, len(lk), len(FACE_CLASSES)))  # bare and marked spellings, per look
             for g, look in enumerate(lk):
-                face_ll[d, g] = best_upright(ll[at:at + look.count], look)
+                part = slice(at, at + look.count)
+                per_look[:, g] = best_upright(np.stack([bare[part], marked[part]]), look, axis_of=ll[part])
                 at += look.count
+            face_ll[d, :len(lk)] = marks_decide(*per_look)
         return NumeralEvidence(face_ll, foreign)
 
 
@@ -278,27 +284,59 @@ def foreign_share(log_probs: np.ndarray) -> np.ndarray:
 OFF_AXIS = 1.0
 
 
-def best_upright(ll: np.ndarray, look: Look) -> np.ndarray:
-    """(F,) a look's evidence from its windows' (W, F) log-likelihoods: each face at its best window,
-    discounted by how far that window's turn is from the turn at which the look reads clearest.
+def best_upright(ll: np.ndarray, look: Look, axis_of: np.ndarray | None = None) -> np.ndarray:
+    """(..., F) a look's evidence from its windows' (..., W, F) log-likelihoods: each face at its best
+    window, discounted by how far that window's turn is from the turn at which the look reads clearest
+    (in `axis_of`, (W, F), where `ll` stacks several scorings of the same windows; default `ll` itself).
 
     A numeral turned a quarter of the way round often reads as some other numeral ("17" on its side
     as a "4"); the clearest reading sets the numeral's axis, and readings across it count less.
     Along the axis both ways up count alike: an unmarked 6 stays a 6-or-9."""
     angles = np.tile(np.asarray(look.angles, np.float64), len(look.centres) * len(look.sizes))
-    axis = angles[int(ll.max(1).argmax())]
+    axis = angles[int((ll if axis_of is None else axis_of).max(1).argmax())]
     off = OFF_AXIS * (1 - np.cos(np.radians(2 * (angles - axis)))) / 2
-    return (ll - off[:, None]).max(0)
+    return (ll - off[:, None]).max(-2)
+
+
+# Per kind, its 6 and 9: face classes that read as each other upside down.
+TWINS = tuple((i, j) for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
+              if k == k2 and (face_label(k, v), face_label(k2, v2)) == ("6", "9"))
+# A die shows its marks when a marked spelling reads about as clearly as the bare numeral does.
+MARK_SLACK = 1.0
+
+
+def marks_decide(bare: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """(G, F) each face's evidence over a die's looks from its bare and its marked spellings' (G, F).
+
+    A bare 6 is a 9 upside down, so where a die's 6 or 9 carries a mark (a dot or bar beside it, read
+    as "9." or, turned, ".6") the bare reading says nothing of which it is, and it wins ties only by
+    which window happened to be cleaner (a marked "9." read at every angle the recogniser liked, yet the
+    die was read as a 6 half the time on lurig-d20's training runs). So a twin pair whose marks show is
+    scored by its marks alone; one with none readable keeps every spelling, and stays a 6-or-9."""
+    out = np.maximum(bare, marked)
+    for i, j in TWINS:
+        pair = [i, j]
+        if marked[:, pair].max() >= bare[:, pair].max() - MARK_SLACK:
+            out[:, pair] = marked[:, pair]
+    return out
+
+
+def spelling_scores(log_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bare, marked), each (windows, F): each face class's log-likelihood in each window by its bare
+    numeral, and by its best spelling with a 6/9 mark (-1e30 for faces that have none)."""
+    table = spellings()
+    ll = ctc_batch(log_probs, table.labels)  # (windows, distinct labels)
+    bare = np.full((len(ll), len(FACE_CLASSES)), -1e30)
+    marked = bare.copy()
+    for f, col, m in zip(table.face_of, table.label_of, table.marked):
+        out = marked if m else bare
+        np.maximum(out[:, f], ll[:, col], out=out[:, f])
+    return bare, marked
 
 
 def window_scores(log_probs: np.ndarray) -> np.ndarray:
     """(windows, F): each face class's best spelling's log-likelihood in each window."""
-    table = spellings()
-    ll = ctc_batch(log_probs, table.labels)  # (windows, distinct labels)
-    out = np.full((len(ll), len(FACE_CLASSES)), -1e30)
-    for f, col in zip(table.face_of, table.label_of):
-        np.maximum(out[:, f], ll[:, col], out=out[:, f])
-    return out
+    return np.maximum(*spelling_scores(log_probs))
 
 
 def recogniser_id(path: Path) -> str:

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
-from dicecam.vision.numerals import FALLBACK, Look, NumeralReader, face_spellings, finder_looks
+from dicecam.vision.numerals import FALLBACK, Look, NumeralReader, face_spellings, finder_looks, marks_decide
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -101,6 +101,34 @@ def test_an_unmarked_six_is_never_read_surely_as_either(numerals):
     for turned in (0, 90, 180):
         face, conf, doubt = read(numerals, drawn_die("6", turned), kinds(d10=1.0), at(turned))
         assert conf < 0.6 and face in (("d10", 6), ("d10", 9)), (turned, face, conf)
+
+
+def twin_scores(bare: dict, marked: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(bare, marked) (2 looks, F) scores: faces given as {(kind, value): (look 0, look 1)}."""
+    out = []
+    for given in (bare, marked):
+        ll = np.full((2, len(FACE_CLASSES)), -20.0)
+        for face, per_look in given.items():
+            ll[:, FACE_CLASSES.index(face)] = per_look
+        out.append(ll)
+    return out[0], out[1]
+
+
+def test_a_marked_nine_is_read_by_its_mark_though_upside_down_it_reads_as_clear_a_six():
+    # "9." upright in one look; the same face upside down reads as a bare "6" just as clearly in the other.
+    bare, marked = twin_scores({("d20", 6): (0.0, -3.0), ("d20", 9): (-3.0, -0.1)},
+                               {("d20", 9): (-6.0, 0.0), ("d20", 6): (-5.0, -4.0)})
+    out = marks_decide(bare, marked)
+    six, nine = FACE_CLASSES.index(("d20", 6)), FACE_CLASSES.index(("d20", 9))
+    assert out[:, nine].max() > out[:, six].max() + 3
+
+
+def test_with_no_mark_readable_a_six_and_a_nine_keep_their_bare_numerals():
+    bare, marked = twin_scores({("d20", 6): (0.0, -3.0), ("d20", 9): (-3.0, 0.0)},
+                               {("d20", 9): (-6.0, -5.0), ("d20", 6): (-5.0, -6.0)})
+    out = marks_decide(bare, marked)
+    assert out[:, FACE_CLASSES.index(("d20", 6))].max() == out[:, FACE_CLASSES.index(("d20", 9))].max() == 0.0
+    assert (marks_decide(bare, marked)[:, FACE_CLASSES.index(("d20", 17))] == -20.0).all()  # other faces untouched
 
 
 def test_a_six_that_reads_as_well_upside_down_is_in_doubt_and_says_so():
