@@ -471,3 +471,64 @@ def test_the_glyphs_choose_among_what_the_readers_saw_but_never_make_a_die_surer
     assert list(kept.best) == [seven, thirteen, one], "the glyphs' answers stand"
     np.testing.assert_allclose(kept.confidence, [0.35, 0.10, 0.95])
     assert list(kept.uncertain) == [True, True, False]
+
+
+def _large_memory(dice: int, per_die: int, dim: int = 256, seed: int = 0) -> tuple[DiceMemory, np.ndarray]:
+    """A memory of dice * per_die examples whose features lie around one direction per die (photos of a
+    die resemble each other), and each die's direction."""
+    from dicecam.vision.memory import Example
+
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(dice, dim))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    f = np.repeat(centres, per_die, 0) + rng.normal(size=(dice * per_die, dim)) * 0.35 / np.sqrt(dim)
+    m = DiceMemory("model-a", S)
+    m.features = (f / np.linalg.norm(f, axis=1, keepdims=True)).astype(np.float32)
+    m.crops = np.zeros((len(f), S, S, 3), np.uint8)
+    m._face = rng.integers(0, len(FACE_CLASSES), len(f))
+    m.numerals = np.full((len(f), len(FACE_CLASSES)), -10.0, np.float32)
+    m.examples = [Example(*FACE_CLASSES[i], None, f"die {n // per_die}", "test", 0.0) for n, i in enumerate(m._face)]
+    return m, centres
+
+
+def test_a_large_memory_finds_exactly_the_close_examples_that_comparing_every_example_finds(monkeypatch):
+    import dicecam.vision.memory as memory_module
+
+    m, centres = _large_memory(dice=40, per_die=100)
+    rng = np.random.default_rng(1)
+    near = centres[:6] + rng.normal(size=(6, centres.shape[1])) * 0.3 / np.sqrt(centres.shape[1])
+    queries = np.concatenate([near, rng.normal(size=(4, centres.shape[1]))]).astype(np.float32)  # 6 taught, 4 new
+    indexed = m.recall(queries)
+    assert m._index is not None  # 4,000 examples: searched through the principal directions
+    monkeypatch.setattr(memory_module, "INDEX_FROM", 10**9)
+    whole = m.recall(queries)
+    assert (indexed.die == whole.die).all() and (indexed.die[:6] >= 0).all() and (indexed.die[6:] == -1).all()
+    for field in ("die_trust", "face_p", "face_trust"):
+        np.testing.assert_allclose(getattr(indexed, field), getattr(whole, field), atol=1e-5)
+
+
+def test_a_large_memory_sees_every_cosine_from_the_close_threshold_up_exactly_and_none_under_it_as_close():
+    m, _ = _large_memory(dice=40, per_die=100)
+    rng = np.random.default_rng(2)
+    # Dice whose cosine with one example runs from well under CLOSE_SIM to well over it.
+    source = m.features[rng.choice(len(m), 40, replace=False)]
+    other = rng.normal(size=source.shape)
+    other -= (other * source).sum(1, keepdims=True) * source
+    other /= np.linalg.norm(other, axis=1, keepdims=True)
+    cos = np.linspace(CLOSE_SIM - 0.1, 0.99, len(source))[:, None]
+    queries = (cos * source + np.sqrt(1 - cos ** 2) * other).astype(np.float32)
+    with m.lock:
+        found = m._similarities(queries)
+    whole = queries @ m.features.T
+    close = whole >= CLOSE_SIM
+    assert close.sum() > 40 and m._index is not None
+    np.testing.assert_allclose(found[close], whole[close], atol=1e-5)
+    assert (found[~close] < CLOSE_SIM).all()
+
+
+def test_teaching_or_forgetting_rebuilds_the_search_of_a_large_memory():
+    m, centres = _large_memory(dice=30, per_die=100)
+    m.recall(centres[:1].astype(np.float32))
+    assert m._index is not None
+    m.forget("die 0")
+    assert m._index is None and m.recall(centres[:1].astype(np.float32)).die[0] == -1
