@@ -136,8 +136,8 @@ def die_key(kind: str, colour: str | None, die: str | None) -> str:
 def _nearest(sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(columns (N, K), similarities (N, K)): each row's K most similar close examples, -1 padded.
 
-    A table's dice are few: the close ones are picked out with one comparison, then only those are
-    ranked (argpartition over all 10,000 similarities cost more than the rest of the vote)."""
+    A table's dice are few: the close ones are picked out first, then only those are ranked
+    (argpartition over all 10,000 similarities cost more than the rest of the vote)."""
     n = len(sims)
     cols, sim = np.full((n, K), -1, np.int64), np.zeros((n, K), np.float32)
     # Only the rows with a close example are searched (a row's max is a tenth of the cost of a 2-D
@@ -212,7 +212,8 @@ class _Index:
         _, vectors = np.linalg.eigh(features.T.astype(np.float64) @ features)  # ascending
         basis = np.ascontiguousarray(vectors[:, ::-1][:, :INDEX_DIMS].T, np.float32)
         coords = basis @ features.T
-        return cls(basis, np.ascontiguousarray(coords), np.sqrt(np.maximum(1 - (coords ** 2).sum(0), 0)))
+        rest = np.sqrt(np.maximum((features ** 2).sum(1) - (coords ** 2).sum(0), 0))  # any norm, not only 1
+        return cls(basis, np.ascontiguousarray(coords), rest)
 
     def similarities(self, q: np.ndarray, features: np.ndarray, by_column: np.ndarray) -> np.ndarray:
         coords = q @ self.basis.T

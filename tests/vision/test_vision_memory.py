@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, TeachError
+from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError
 from dicecam.vision.read import Reader
 
 S = 16  # crop size of the fake reader
@@ -476,8 +476,6 @@ def test_the_glyphs_choose_among_what_the_readers_saw_but_never_make_a_die_surer
 def _large_memory(dice: int, per_die: int, dim: int = 256, seed: int = 0) -> tuple[DiceMemory, np.ndarray]:
     """A memory of dice * per_die examples whose features lie around one direction per die (photos of a
     die resemble each other), and each die's direction."""
-    from dicecam.vision.memory import Example
-
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(dice, dim))
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
