@@ -136,7 +136,10 @@ class TextRecogniser:
 
 def network_input(windows: np.ndarray) -> np.ndarray:
     """(N, 3, 48, W) float32, -1..1, from (N, 48, W, 3) uint8 BGR windows: what the recogniser takes."""
-    return np.ascontiguousarray(windows.astype(np.float32).transpose(0, 3, 1, 2) * (2 / 255.0) - 1.0)
+    x = windows.transpose(0, 3, 1, 2).astype(np.float32, order="C")  # one copy, in place after it
+    x *= 2 / 255.0
+    x -= 1.0
+    return x
 
 
 def narrowed(full: np.ndarray, columns: np.ndarray) -> np.ndarray:
