@@ -116,16 +116,30 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
-# Per kind (index into KINDS), its faces' columns in FACE_CLASSES.
+# Per kind (index into KINDS), its faces' columns in FACE_CLASSES; and the same as one table, each row
+# padded with -1 to the kind with most faces (so every die's glyph has one width: zeros add nothing to an
+# overlap).
 _KIND_COLUMNS = [np.flatnonzero(KIND_OF_FACE == k) for k in range(int(KIND_OF_FACE.max()) + 1)]
+_WIDEST = max(len(c) for c in _KIND_COLUMNS)
+_PADDED_COLUMNS = np.array([np.pad(c, (0, _WIDEST - len(c)), constant_values=-1) for c in _KIND_COLUMNS])
 
 
-def _glyph(scores: np.ndarray) -> np.ndarray:
+def _glyph(scores: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
     """Recogniser scores of a kind's faces (..., faces) as unit vectors: the square root of their
-    distribution at temperature GLYPH_T (so two patterns' dot product is their Bhattacharyya overlap)."""
+    distribution at temperature GLYPH_T (so two patterns' dot product is their Bhattacharyya overlap).
+    `valid`: which columns are faces (the rest, padding, get zero)."""
     z = np.maximum(np.asarray(scores, np.float64), FLOOR_LL) / GLYPH_T
     p = np.exp(z - z.max(-1, keepdims=True))
+    if valid is not None:
+        p = p * valid
     return np.sqrt(p / p.sum(-1, keepdims=True)).astype(np.float32)
+
+
+def _padded(patterns: np.ndarray) -> np.ndarray:
+    """(P, faces) glyphs of one kind as (P, _WIDEST), zeros after the kind's faces."""
+    out = np.zeros((len(patterns), _WIDEST), np.float32)
+    out[:, :patterns.shape[1]] = patterns
+    return out
 
 
 def die_key(kind: str, colour: str | None, die: str | None) -> str:
@@ -316,40 +330,53 @@ class DiceMemory:
         bias = np.zeros((len(scores), len(FACE_CLASSES)), np.float32)
         if not len(self) or not len(scores):
             return bias
-        floor = GLYPH_WEIGHT * GLYPH_T * np.log(GLYPH_FLOOR)
-        for i in range(len(scores)):
-            with self.lock:
+        with self.lock:
+            chosen = []  # (die's row, its kind, its voters' patterns, the faces they show)
+            for i in range(len(scores)):
                 if recall.die is not None and recall.die[i] >= 0:
-                    cols, patterns, faces = self._glyphs()[int(recall.die[i])]
+                    kind, patterns, faces = self._glyphs()[int(recall.die[i])]
                 elif kinds is not None and colours is not None:
-                    cols, patterns, faces = self._kind_glyphs(int(kinds[i]), colours[i])
+                    kind, patterns, faces = self._kind_glyphs(int(kinds[i]), colours[i])
                 else:
                     continue
-            if not len(faces):
-                continue
-            sims = patterns @ _glyph(scores[i, cols])
-            vote = np.bincount(faces, np.exp((sims - sims.max()) / GLYPH_TAU), len(cols))
-            row = np.full(len(FACE_CLASSES), floor)
-            row[cols] = GLYPH_WEIGHT * GLYPH_T * np.log(vote / vote.sum() + GLYPH_FLOOR)
-            bias[i] = row
+                if len(faces):
+                    chosen.append((i, kind, patterns, faces))
+        if not chosen:
+            return bias
+        # Every die at once, each die's glyph padded to the widest kind's (a dozen array operations a frame,
+        # not a dozen a die: 0.40 -> 0.19 ms for 12 dice, the same votes).
+        rows = np.array([c[0] for c in chosen])
+        columns = _PADDED_COLUMNS[[c[1] for c in chosen]]
+        valid = columns >= 0
+        mine = _glyph(scores[rows[:, None], np.maximum(columns, 0)], valid)
+        counts = np.array([len(c[3]) for c in chosen])
+        owner = np.repeat(np.arange(len(chosen)), counts)
+        sims = np.einsum("pw,pw->p", np.concatenate([c[2] for c in chosen]), mine[owner])
+        best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(counts)[:-1]]))
+        weight = np.exp((sims - best[owner]) / GLYPH_TAU)
+        faces = np.concatenate([c[3] for c in chosen])
+        vote = np.bincount(owner * _WIDEST + faces, weight, len(chosen) * _WIDEST).reshape(-1, _WIDEST)
+        nudge = GLYPH_WEIGHT * GLYPH_T * np.log(vote / vote.sum(1, keepdims=True) + GLYPH_FLOOR)
+        bias[rows] = GLYPH_WEIGHT * GLYPH_T * np.log(GLYPH_FLOOR)
+        bias[np.repeat(rows, valid.sum(1)), columns[valid]] = nudge[valid]
         return bias
 
-    def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[int, np.ndarray, np.ndarray]:
         """`_glyphs` pooled over every taught die of `kind` taught as `colour` or with no colour (kept until
         the examples change; the caller holds the lock)."""
         glyphs, key = self._glyphs(), (kind, colour)  # first: a rebuild of the patterns empties the pool
         if key not in self._pooled:
             dice = self._taught_dice()
             voters = [d for d in range(len(dice.kind)) if dice.kind[d] == kind and dice.colour[d] in (None, colour)]
-            self._pooled[key] = (_KIND_COLUMNS[kind], np.concatenate([glyphs[d][1] for d in voters]),
+            self._pooled[key] = (kind, np.concatenate([glyphs[d][1] for d in voters]),
                                  np.concatenate([glyphs[d][2] for d in voters])) if voters else \
-                (_KIND_COLUMNS[kind], np.zeros((0, len(_KIND_COLUMNS[kind])), np.float32), np.zeros(0, np.int64))
+                (kind, np.zeros((0, _WIDEST), np.float32), np.zeros(0, np.int64))
         return self._pooled[key]
 
-    def _glyphs(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per taught die: its kind's face columns, its examples' score patterns over them (`_glyph`; those
-        whose scores were not measured left out) and which of the kind's faces each shows. Rebuilt after
-        the examples change (the caller holds the lock)."""
+    def _glyphs(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per taught die: its kind, its examples' score patterns over the kind's faces (`_glyph`, padded
+        to the widest kind; those whose scores were not measured left out) and which of the kind's faces
+        each shows. Rebuilt after the examples change (the caller holds the lock)."""
         if self._patterns is None:
             dice = self._taught_dice()
             out = []
@@ -357,7 +384,8 @@ class DiceMemory:
                 cols = _KIND_COLUMNS[int(kind)]
                 rows = np.flatnonzero(dice.of_example == d)
                 rows = rows[np.isin(self._face[rows], cols) & np.isfinite(self.numerals[np.ix_(rows, cols)]).all(1)]
-                out.append((cols, _glyph(self.numerals[np.ix_(rows, cols)]), np.searchsorted(cols, self._face[rows])))
+                out.append((int(kind), _padded(_glyph(self.numerals[np.ix_(rows, cols)])),
+                            np.searchsorted(cols, self._face[rows])))
             self._patterns, self._pooled = out, {}
         return self._patterns
 
