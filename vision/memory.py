@@ -170,9 +170,9 @@ def _tally(labels: np.ndarray, weight: np.ndarray, classes: int) -> tuple[np.nda
     """(P (N, classes), trust (N,)) from each row's voters' labels (-1: no voter) and weights: trust is
     the winner's share, scaled down while fewer than TRUST_AT voters agree on it."""
     n = len(labels)
-    probs = np.zeros((n, classes), np.float32)
     voted = labels >= 0
-    np.add.at(probs, (np.repeat(np.arange(n), labels.shape[1])[voted.ravel()], labels[voted]), weight[voted])
+    at = (np.arange(n)[:, None] * classes + labels)[voted]
+    probs = np.bincount(at, weight[voted], n * classes).reshape(n, classes).astype(np.float32)
     total = probs.sum(1, keepdims=True)
     has = total[:, 0] > 0
     probs[has] /= total[has]
@@ -235,7 +235,7 @@ class _Index:
         # An upper bound of every cosine; a little over, for float32's rounding.
         sims = coords @ self.by_column + rest[:, None] * self.rest[None, :] + 1e-4
         reach = sims >= CLOSE_SIM
-        if reach.sum() * 4 > reach.size:  # the bound narrows too little: compare whole
+        if np.count_nonzero(reach) * 4 > reach.size:  # the bound narrows too little: compare whole
             return q @ by_column
         cols = np.flatnonzero(reach.any(0))
         whole = (features[cols] @ q.T).T  # one gather of every example some die may be close to
