@@ -59,3 +59,35 @@ def test_batches_score_every_window_against_every_label():
     for w in range(4):
         for j, lab in enumerate(labels):
             assert table[w, j] == pytest.approx(ctc_log_likelihood(log_probs[w], lab))
+
+
+def log_domain(log_probs: np.ndarray, label: tuple[int, ...]) -> float:
+    """The textbook forward pass in logs, one window and one label: what long outputs are checked against."""
+    ext = [0]
+    for c in label:
+        ext += [c, 0]
+    alpha = np.full(len(ext), -np.inf)
+    alpha[0] = log_probs[0, ext[0]]
+    if len(ext) > 1:
+        alpha[1] = log_probs[0, ext[1]]
+    for t in range(1, len(log_probs)):
+        new = np.full(len(ext), -np.inf)
+        for s, c in enumerate(ext):
+            terms = [alpha[s]] + ([alpha[s - 1]] if s > 0 else [])
+            if s > 1 and c != 0 and c != ext[s - 2]:
+                terms.append(alpha[s - 2])
+            new[s] = np.logaddexp.reduce(terms) + log_probs[t, c]
+        alpha = new
+    return float(np.logaddexp(alpha[-1], alpha[-2]) if len(ext) > 1 else alpha[-1])
+
+
+def test_a_long_faint_output_is_scored_without_underflow():
+    # 400 steps of an output sure of nothing (8 characters alike, a little noise): every alignment is
+    # about 8^-400 likely, past what a float64 probability holds (1e-308 is e^-709).
+    rng = np.random.default_rng(5)
+    logits = rng.normal(size=(400, 8)) * 0.1
+    log_probs = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    for label in [(1, 2, 3), (4, 4), (2,)]:
+        want = log_domain(log_probs, label)
+        assert -2000 < want < -709
+        assert ctc_log_likelihood(log_probs, label) == pytest.approx(want, rel=1e-9)
