@@ -134,6 +134,16 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     return Readings(numeral, network, feats)
 
 
+def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, bias: np.ndarray,
+               side_px: np.ndarray, foreign: np.ndarray | None = None) -> Readings:
+    """The readings of N dice twice, stacked: first with `bias` (N, F) added to every look's numeral
+    scores (the dice memory's glyphs), then as they were — so that one pass of the doubt model weighs
+    both (vision/read.Reader.read_faces caps the first by the second)."""
+    twice = lambda a: np.concatenate([a, a])  # noqa: E731
+    return readings(twice(kind_prior), twice(face_p), np.concatenate([face_ll + bias[:, None, :], face_ll]),
+                    twice(side_px), None if foreign is None else twice(foreign))
+
+
 def _unsure(log_p: np.ndarray) -> np.ndarray:
     """log(1 - p): how far from certain a reader is. The face network reads pips at p = 0.99 and more,
     where log p is flat at 0 and this still spreads (0.99: -4.6, 0.999: -6.9)."""

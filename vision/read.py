@@ -20,7 +20,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
-from .belief import Belief, Doubt, decide, readings
+from .belief import Belief, Doubt, both_views, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .memory import DiceMemory, Recall, model_fingerprint
@@ -142,7 +142,7 @@ class Reader:
     def readings(self, frame: np.ndarray, dets: Detections):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
         memory recalls of them (None without one), and, where the memory's glyphs moved a die, both views
-        stacked (the N dice with the glyphs, then the same N without them; else None). A recognised die's kind goes into the readers' kind prior here,
+        stacked (`both_views`; else None). A recognised die's kind goes into the readers' kind prior here,
         and the taught dice's glyphs into the recogniser's scores."""
         crops_u8 = self.crops(frame, dets.xyxy)
         out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
@@ -161,11 +161,8 @@ class Reader:
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
             if bias.any():  # both views in one pass: its cost is per call, hardly per die
-                n, twice = len(side), lambda a: np.concatenate([a, a])
-                both = readings(twice(kind_prior), twice(_softmax(out[0])),
-                                np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side),
-                                None if foreign is None else twice(foreign))
-                return both.rows(slice(0, n)), out, recall, both
+                both = both_views(kind_prior, _softmax(out[0]), face_ll, bias, side, foreign)
+                return both.rows(slice(0, len(side))), out, recall, both
         return readings(kind_prior, _softmax(out[0]), face_ll, side, foreign), out, recall, None
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":

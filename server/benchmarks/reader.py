@@ -16,7 +16,7 @@ import numpy as np
 from dicecam.datasets.render import Renderer
 from dicecam.datasets.scene import render_image
 from dicecam.vision.backends import installed
-from dicecam.vision.belief import decide, readings
+from dicecam.vision.belief import both_views, decide, readings
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.memory import DiceMemory, Example
 from dicecam.vision.read import Reader
@@ -44,10 +44,9 @@ def bench_reader(quick: bool = False, threads: int | None = None) -> list[dict]:
                 t0 = time.perf_counter()
                 found.append(len(reader(img)))
                 times.append((time.perf_counter() - t0) * 1000)
-            times.sort()
+            med, p95 = _median_p95(times, 2)
             rows.append({"bench": "reader", "backend": backend, "dice": n, "frames": origin, "size": "640x480",
-                         "median_ms": round(statistics.median(times), 2),
-                         "p95_ms": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2),
+                         "median_ms": med, "p95_ms": p95,
                          "dice_found_mean": round(statistics.mean(found), 2), "runs": repeats})
     return rows
 
@@ -69,14 +68,10 @@ def synthetic_memory(n: int, dim: int, crop_size: int, model_id: str, seed: int 
     return m
 
 
-def _median_ms(fn, repeats: int) -> tuple[float, float]:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    return round(statistics.median(times), 3), round(times[min(len(times) - 1, int(0.95 * len(times)))], 3)
+def _median_p95(values: list[float], digits: int) -> tuple[float, float]:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, int(0.95 * len(values)))]
+    return round(statistics.median(values), digits), round(p95, digits)
 
 
 def _added_ms(slower, faster, repeats: int) -> tuple[float, float]:
@@ -88,8 +83,7 @@ def _added_ms(slower, faster, repeats: int) -> tuple[float, float]:
         t1 = time.perf_counter()
         faster()
         added.append((t1 - t0) * 2000 - (time.perf_counter() - t0) * 1000)
-    added.sort()
-    return round(statistics.median(added), 3), round(added[min(len(added) - 1, int(0.95 * len(added)))], 3)
+    return _median_p95(added, 3)
 
 
 def bench_memory(quick: bool = False) -> list[dict]:
@@ -112,21 +106,21 @@ def bench_memory(quick: bool = False) -> list[dict]:
     feats = (near + 0.3 * rng.normal(size=near.shape) / np.sqrt(dim)).astype(np.float32)
     scores = np.maximum(rng.normal(-8.0, 4.0, (MEMORY_DICE, len(FACE_CLASSES))), -30.0).astype(np.float32)
     kinds, colours = rng.integers(0, len(KINDS), MEMORY_DICE), [None] * MEMORY_DICE
-    twice = lambda a: np.concatenate([a, a])  # noqa: E731
     prior = rng.dirichlet(np.ones(len(KINDS)), MEMORY_DICE)
     face_p = rng.dirichlet(np.ones(len(FACE_CLASSES)), MEMORY_DICE)
     side = np.full(MEMORY_DICE, 60.0)
     repeats = 50 if quick else 300
 
+    looks = np.repeat(scores[:, None], 3, 1)
+
     def without_memory():
-        decide(readings(prior, face_p, np.repeat(scores[:, None], 3, 1), side), reader.doubt)
+        decide(readings(prior, face_p, looks, side), reader.doubt)
 
     def with_memory():
         bias = memory.glyph_bias(memory.recall(feats), scores, kinds, colours)
         # Where the glyphs moved a die, the reader weighs both views, with and without them, in one pass
         # (vision/read.Reader.read_faces): that pass is the memory's cost too.
-        both = np.concatenate([scores + bias, scores])
-        decide(readings(twice(prior), twice(face_p), np.repeat(both[:, None], 3, 1), twice(side)), reader.doubt)
+        decide(both_views(prior, face_p, looks, bias, side), reader.doubt)
 
     with_memory()  # the first read builds the taught glyphs' patterns; reads after it (until a die is taught) do not
     med, p95 = _added_ms(with_memory, without_memory, repeats)
