@@ -12,6 +12,7 @@ Each source is capped so that no one of them decides alone.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 
+from dicecam.vision import belief, crops, ctc, numerals, read, upface
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
@@ -186,7 +188,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
     fold_readers = _fold_readers(reader, folds)
-    measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers)])
+    measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
+                            reading_code()])
     parts = _cached(cache, measured_by)
     if parts is None:
         parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers))
@@ -260,6 +263,15 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
         parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True)
         log(f"doubt: {len(parts['synthetic'][1])} dice from renders in {synthetic}")
     return parts
+
+
+def reading_code() -> str:
+    """A digest of the code that turns a photo into the doubt model's measures: a cache measured before
+    a change to it (the windows' size, how faces are scored) holds measures the reader no longer gives."""
+    digest = hashlib.sha256()
+    for module in (crops, upface, numerals, ctc, belief, read):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:

@@ -50,3 +50,13 @@ def test_the_doubt_model_fits_on_measured_dice_and_round_trips(renders, shipped_
                         log=said.append)
     assert again["cross_validated"] == meta["cross_validated"]
     assert not [m for m in said if "dice from" in m], said
+
+
+def test_measured_dice_are_measured_again_after_the_reading_code_changes(renders, shipped_copy, tmp_path, monkeypatch):
+    from dicecam.models import train_doubt as td
+
+    td.train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz", log=lambda m: None)
+    monkeypatch.setattr(td, "reading_code", lambda: "another window size")
+    said: list[str] = []
+    td.train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz", log=said.append)
+    assert [m for m in said if "dice from" in m], said
