@@ -7,8 +7,8 @@ its box is tight around its visible pixels (from the renderer's id buffer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -385,6 +385,40 @@ def render_scene(renderer: Renderer, scene: SceneSpec, eff: fx.Effects | None, n
             k1 = eff.distortion
             ids = fx.distort_ids(ids, k1)
     return img, truth_from_ids(scene, ids, name, windows=die_windows(scene, k1))
+
+
+def one_die_rolls(seed: int, kind: str, rolls: int, *, renderer: Renderer, width: int = 640, height: int = 480,
+                  px_range: tuple[float, float] = (45, 90)) -> Iterator[tuple[np.ndarray, ImageRead]]:
+    """One physical die rolled again and again on one table under one webcam: its look, the camera, the
+    light, the surface and the webcam's character stay; each roll gives it a new pose and place near the
+    middle of the view (and the sensor its own noise). What teaching a table its own dice is measured on:
+    taught from some rolls, read in the others. Roll i is the same image for the same arguments."""
+    check_size(width, height)
+    if kind not in DIE_RADIUS:
+        raise DiceError(f"unknown die kind {kind!r}")
+    rng = np.random.default_rng(seed)
+    look = sample_look(rng, kind)
+    px_die = float(np.exp(rng.uniform(*np.log(px_range))))
+    cam = make_camera(rng, width, height, px_die / 22.0)
+    lights, amb, shadow_k = sample_lighting(rng)
+    centre = cam.unproject_to_table(width / 2, height / 2)
+    th, per = rng.uniform(0, 2 * np.pi), rng.uniform(90, 420)
+    c, s = np.cos(th) / per, np.sin(th) / per
+    base = SceneSpec(
+        width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
+        surface=int(rng.integers(N_SURFACES)), surface_uv=np.array([[c, -s, rng.random()], [s, c, rng.random()]]),
+        walls=[], wall_colour=(0.3, 0.2, 0.12), props=[], surface_tint=_colour_jitter((1, 1, 1), rng, 0.06),
+        lights=lights, ambient=amb, spot=(float(centre[0]), float(centre[1]), float(rng.uniform(150, 600))),
+        shadow_strength=shadow_k)
+    eff = fx.sample_effects(rng, 0.6)
+    scale = DIE_RADIUS[kind] * rng.uniform(0.88, 1.15)
+    for i in range(rolls):
+        roll = np.random.default_rng([seed, i])
+        u, v = width * roll.uniform(0.3, 0.7), height * roll.uniform(0.3, 0.7)
+        xy = cam.unproject_to_table(u, v)[:2]
+        die = place_die(kind, look, roll, np.array([xy[0], xy[1], 0.0]), scale)
+        scene = replace(base, dice=[die])
+        yield render_scene(renderer, scene, replace(eff, noise_seed=int(roll.integers(2**31))), f"die-{seed}-{i}")
 
 
 def render_image(seed: int, *, renderer: Renderer, kinds: Sequence[str] | None = None, width: int = 640,

@@ -3,7 +3,7 @@
 Each benchmark takes `quick` (fewer repeats) and returns JSON-ready rows. `BENCHES` lists them in the order
 `dicecam bench` offers them; each imports what it measures, and checks the install extra it needs, only when
 it runs, so `dicecam --help` stays light. The dice memory's benchmark on real photos (`teach.py`) takes a
-folder of labelled photos instead.
+folder of labelled photos instead; its benchmark on renders is `teach`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,15 @@ def _synth(quick: bool) -> list[dict]:
     return bench_synth(quick)
 
 
+def _teach(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("synth", "the teaching benchmark (it renders the dice it teaches)")
+    from .teach import bench_teach_renders
+
+    return bench_teach_renders(quick)
+
+
 def _overlay(quick: bool) -> list[dict]:
     from dicecam.vision.extras import require
 
@@ -61,4 +70,5 @@ BENCHES = {
     "live": Bench("live pipeline fps, latency, idle CPU", _live),
     "synth": Bench("synthetic images per second", _synth),
     "overlay": Bench("event to overlay painted, many clients", _overlay),
+    "teach": Bench("the dice memory on rendered dice: 3 rolls a face taught, the others read (before/after)", _teach),
 }

@@ -1,4 +1,6 @@
-"""The dice memory on real photos: teach a few photos per face of a set's dice, read other rolls.
+"""The dice memory: teach a few photos per face of a set's dice, read other rolls.
+
+On real photos (`bench_teach_real`):
 
 For each labelled real set (a folder with reads.jsonl/truth.jsonl, or a YOLO folder of d6-pip
 photos) whose dice carry values, `per_face` photos of each face are taught (chosen at random,
@@ -7,7 +9,13 @@ reported. Where photos are frames of video runs (a `sequence` per photo, as luri
 the taught photos of a face come from one run and only the runs nothing was taught from are read:
 neighbouring frames of a taught one are nearly the same picture and would flatter the memory
 ("other runs"). Elsewhere a face with too few photos to leave one to read is taught nothing and
-still scored ("other photos"). Figures are reported, never asserted.
+still scored ("other photos").
+
+On renders (`bench_teach_renders`): the real sets cannot say which physical die a photo shows, but the
+issue's measure is one die taught and then read in its other rolls. So each die is rendered rolling on
+its own table (`datasets.scene.one_die_rolls`: its look, camera, light and surface fixed, a new pose each
+roll), the first `per_face` rolls showing each face are taught, all into one memory (a table of mixed
+dice), and every other roll is read before and after. Figures are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -17,7 +25,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from dicecam.vision.evaluate import evaluate, load_truth
+import numpy as np
+
+from dicecam.mechanics.dice import FACES, DieType
+from dicecam.vision.evaluate import TruthDie, TruthImage, evaluate, load_truth, matching_detection
 from dicecam.vision.memory import DiceMemory, TeachError
 from dicecam.vision.read import Reader
 from dicecam.vision.teach import Example, check_can_learn, examples_of
@@ -93,3 +104,81 @@ def bench_teach_real(root: Path, per_face: int = 3) -> list[dict]:
     folders = [root] if any((root / n).exists() for n in ("truth.jsonl", "reads.jsonl", "images")) else \
         sorted(p for p in root.iterdir() if p.is_dir())
     return [bench_teach_set(reader, f, per_face) for f in folders]
+
+
+RENDERED_KINDS = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
+
+
+def _read_right(reader, img, truth: TruthDie) -> tuple[bool, bool]:
+    """(read right, read without a doubt flag) of the one die in `img`; a die not found is wrong and unsure."""
+    found = reader.read(img)
+    j = matching_detection(truth.box, found.xyxy, found.confidence)
+    if j is None:
+        return False, False
+    got = found.to_readings()[j]
+    return (got.type == truth.kind and got.value == truth.value), not (got.uncertain or got.cocked)
+
+
+def _rolls(gl, kinds, dice_per_kind: int, rolls_per_face: int, per_face: int, seed: int):
+    """(kind, the die's name, image, truth, taught) of every roll of every die, the same each time it is
+    called: the first `per_face` rolls showing a face are the taught ones."""
+    from dicecam.datasets.scene import one_die_rolls
+
+    for k, kind in enumerate(kinds):
+        for d in range(dice_per_kind):
+            shown: dict[int, int] = defaultdict(int)
+            count = len(FACES[DieType(kind)]) * rolls_per_face
+            for img, read in one_die_rolls(seed + 1000 * k + d, kind, count, renderer=gl):
+                if read.dice:  # else rolled out of view
+                    truth = TruthDie.of(read.dice[0])
+                    shown[truth.value] += 1
+                    yield kind, f"{kind} no. {d + 1}", img, truth, shown[truth.value] <= per_face
+
+
+def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None, rolls_per_face: int | None = None,
+                        per_face: int = 3, kinds: tuple[str, ...] = RENDERED_KINDS, seed: int = 0,
+                        reader=None) -> list[dict]:
+    """Rows per kind and for all: rolls read right before and after teaching, and of the sure ones, wrong.
+    The rolls are rendered twice (the same pictures) rather than kept: a thousand frames is a gigabyte."""
+    from dicecam.datasets.render import Renderer
+
+    dice_per_kind = dice_per_kind or (1 if quick else 2)
+    rolls_per_face = rolls_per_face or (6 if quick else 8)
+    reader = reader or Reader.load()
+    check_can_learn(reader)
+    memory = DiceMemory(reader.model_id, reader.crop_size)
+    kept, scored, teach_s = reader.memory, {"before": [], "after": []}, 0.0
+    read_kinds, taught_kinds = [], []
+    with Renderer() as gl:
+        reader.use_memory(None)
+        for n, (kind, name, img, truth, taught) in enumerate(_rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed)):
+            if not taught:
+                scored["before"].append(_read_right(reader, img, truth))
+                read_kinds.append(kind)
+                continue
+            taught_kinds.append(kind)
+            t0 = time.perf_counter()
+            for e in examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name):
+                memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
+                             numerals=e.numerals)
+            teach_s += time.perf_counter() - t0
+        reader.use_memory(memory)
+        scored["after"] = [_read_right(reader, img, truth)
+                           for _, _, img, truth, taught in _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed)
+                           if not taught]
+    reader.use_memory(kept)
+    read_kinds, taught_kinds = np.array(read_kinds), np.array(taught_kinds)
+    rows = []
+    for kind in (*kinds, "all"):
+        m = np.ones(len(read_kinds), bool) if kind == "all" else read_kinds == kind
+        row = {"bench": "teach-renders", "kind": kind, "dice": dice_per_kind * (len(kinds) if kind == "all" else 1),
+               "taught_rolls": int(len(taught_kinds) if kind == "all" else (taught_kinds == kind).sum()),
+               "read_rolls": int(m.sum())}
+        for when, got in scored.items():
+            right, sure = (np.array([g[i] for g in got], bool)[m] for i in (0, 1))
+            row[when] = round(float(right.mean()), 4) if m.any() else None
+            row[f"sure_wrong_{when}"] = round(float((sure & ~right).sum() / sure.sum()), 4) if sure.any() else None
+        if kind == "all":
+            row.update(examples=len(memory), teach_s=round(teach_s, 2))
+        rows.append(row)
+    return rows

@@ -151,3 +151,16 @@ def test_cli_synth_and_contact_sheet(tmp_path):
     assert cv2.imread(str(sheet)) is not None
     assert main(["synth", "--out", str(out), "--count", "1", "--kinds", "d7"]) == 2
     assert main(["synth", "--out", str(out), "--count", "1", "--format", "coco"]) == 2
+
+
+def test_one_die_rolled_again_keeps_its_look_and_table_and_each_roll_is_read_off_its_pose(gl):
+    rolls = list(sc.one_die_rolls(3, "d12", 6, renderer=gl, width=320, height=240))
+    again = next(sc.one_die_rolls(3, "d12", 1, renderer=gl, width=320, height=240))
+    assert np.array_equal(rolls[0][0], again[0]), "roll i is the same picture for the same arguments"
+    dice = [read.dice[0] for _, read in rolls if read.dice]
+    assert len(dice) >= 5 and {d.type.value for d in dice} == {"d12"} and len({d.colour for d in dice}) == 1
+    assert len({d.value for d in dice}) >= 3, "each roll lands the die another way"
+    corners = [img[:8, :8].astype(int).mean() for img, _ in rolls]
+    assert max(corners) - min(corners) < 12, "the table and light around the die stay"
+    with pytest.raises(DicecamError):
+        next(sc.one_die_rolls(3, "d7", 1, renderer=gl))

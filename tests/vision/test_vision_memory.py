@@ -530,3 +530,21 @@ def test_teaching_or_forgetting_rebuilds_the_search_of_a_large_memory():
     assert m._index is not None
     m.forget("die 0")
     assert m._index is None and m.recall(centres[:1].astype(np.float32)).die[0] == -1
+
+
+def test_the_rendered_dice_bench_teaches_each_die_three_rolls_a_face_and_reads_its_other_rolls():
+    render = pytest.importorskip("dicecam.datasets.render")
+    ok, why = render.egl_available()
+    if not ok:
+        pytest.skip(f"no headless OpenGL (EGL) context: {why}")
+    from dicecam.server.benchmarks.teach import bench_teach_renders
+
+    rows = bench_teach_renders(kinds=("d6", "d8"), dice_per_kind=1, rolls_per_face=4, reader=_shipped_reader_that_learns())
+    assert [r["kind"] for r in rows] == ["d6", "d8", "all"]
+    d6, d8, every = rows
+    assert d6["taught_rolls"] <= 3 * 6 and d8["taught_rolls"] <= 3 * 8, "at most three rolls of a face are taught"
+    assert d6["taught_rolls"] + d6["read_rolls"] <= 4 * 6 and d6["read_rolls"] > 0
+    assert every["taught_rolls"] == d6["taught_rolls"] + d8["taught_rolls"]
+    assert 0.9 * every["taught_rolls"] <= every["examples"] <= every["taught_rolls"], "what was taught is learnt"
+    assert every["read_rolls"] == d6["read_rolls"] + d8["read_rolls"]
+    assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after"))
