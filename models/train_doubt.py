@@ -180,7 +180,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
                 cache: Path | None = None, folds: Path | None = None, log=print) -> dict:
     """Fit the doubt model and write `out`/doubt.json (with how it was fitted, and its figures).
     `cache`: an .npz that keeps the measured dice, so a refit after an interruption or a change of
-    the fit alone does not read every photo again (it is measured anew for another reader).
+    the fit alone does not read every photo again (it is measured anew for another reader, recogniser or
+    reading code).
     `folds`: the folder of the recogniser's cross-fit (models/train_recogniser.fine_tune_fold). The
     shipped recogniser has learnt some of the photos measured here and reads them surely, right or wrong;
     a doubt model fitted on that would trust it blindly. So each of those photos is read by the fold's

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from dicecam.mechanics.dice import FACES, DieType
+from dicecam.vision.crops import KINDS
 from dicecam.vision.evaluate import TruthDie, TruthImage, evaluate, load_truth, matching_detection
 from dicecam.vision.memory import DiceMemory, TeachError
 from dicecam.vision.read import Reader
@@ -115,8 +116,8 @@ def _read_right(reader, img, truth: TruthDie) -> tuple[bool, bool]:
     j = matching_detection(truth.box, found.xyxy, found.confidence)
     if j is None:
         return False, False
-    got = found.to_readings()[j]
-    return (got.type == truth.kind and got.value == truth.value), not (got.uncertain or got.cocked)
+    right = KINDS[int(found.kind[j])] == truth.kind.value and int(found.value[j]) == truth.value
+    return bool(right), not (bool(found.uncertain[j]) or bool(found.cocked[j]))
 
 
 def _rolls(gl, kinds, dice_per_kind: int, rolls_per_face: int, per_face: int, seed: int):
@@ -151,7 +152,8 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
     read_kinds, taught_kinds = [], []
     with Renderer() as gl:
         reader.use_memory(None)
-        for n, (kind, name, img, truth, taught) in enumerate(_rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed)):
+        rolls = _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed)
+        for n, (kind, name, img, truth, taught) in enumerate(rolls):
             if not taught:
                 scored["before"].append(_read_right(reader, img, truth))
                 read_kinds.append(kind)
