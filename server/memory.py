@@ -146,7 +146,7 @@ class TableMemory:
         seen = self.reader.learnable(frame, np.asarray(box, np.float32)[None])
         with self._write:
             got = memory.teach(seen.crops[0], seen.features[0], kind, value, colour=colour, die=die, source=source,
-                               force=force, numerals=seen.scores(0))
+                               force=force, numerals=seen.scores(0), network=seen.face_p(0))
             if got.learnt:
                 memory.save()
         return got
@@ -169,7 +169,7 @@ class TableMemory:
                 as_read = _same(d, old)
                 got = self.memory.teach(seen.crops[k], seen.features[k], d.type.value, d.value, colour=d.colour,
                                         source="confirmed" if as_read else "correction", force=not as_read,
-                                        numerals=seen.scores(k))
+                                        numerals=seen.scores(k), network=seen.face_p(k))
                 if not got.learnt:
                     flagged += 1
                 elif as_read:

@@ -135,13 +135,20 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
 
 
 def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, bias: np.ndarray,
-               side_px: np.ndarray, foreign: np.ndarray | None = None) -> Readings:
+               side_px: np.ndarray, foreign: np.ndarray | None = None,
+               network_bias: np.ndarray | None = None) -> Readings:
     """The readings of N dice twice, stacked: first with `bias` (N, F) added to every look's numeral
-    scores (the dice memory's glyphs), then as they were — so that one pass of the doubt model weighs
-    both (vision/read.Reader.read_faces caps the first by the second)."""
+    scores and `network_bias` (N, F) to the face network's log-probabilities (the dice memory's glyphs),
+    then as they were — so that one pass of the doubt model weighs both (vision/read.Reader.read_faces
+    caps the first by the second)."""
     twice = lambda a: np.concatenate([a, a])  # noqa: E731
-    return readings(twice(kind_prior), twice(face_p), np.concatenate([face_ll + bias[:, None, :], face_ll]),
-                    twice(side_px), None if foreign is None else twice(foreign))
+    nudged = face_p
+    if network_bias is not None:
+        nudged = face_p * np.exp(network_bias - network_bias.max(1, keepdims=True))
+        nudged = nudged / np.maximum(nudged.sum(1, keepdims=True), 1e-30)
+    return readings(twice(kind_prior), np.concatenate([nudged, face_p]),
+                    np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side_px),
+                    None if foreign is None else twice(foreign))
 
 
 def _unsure(log_p: np.ndarray) -> np.ndarray:

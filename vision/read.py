@@ -116,10 +116,13 @@ class Reader:
 
     def embed(self, crops: np.ndarray) -> np.ndarray:
         """The face reader's feature vector per crop (what the dice memory compares)."""
+        return self._faces_with_features(crops)[3]
+
+    def _faces_with_features(self, crops: np.ndarray) -> list[np.ndarray]:
         out = self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32))
         if len(out) < 4:
             raise DicecamError("these face-reader weights give no features: the dice memory needs newer weights")
-        return out[3]
+        return out
 
     def use_memory(self, memory: "DiceMemory | None") -> None:
         self.memory = memory
@@ -143,10 +146,11 @@ class Reader:
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
         memory recalls of them (None without one), and, where the memory's glyphs moved a die, both views
         stacked (`both_views`; else None). A recognised die's kind goes into the readers' kind prior here,
-        and the taught dice's glyphs into the recogniser's scores."""
+        and the taught dice's glyphs into the recogniser's scores and the face network's probabilities."""
         crops_u8 = self.crops(frame, dets.xyxy)
         out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
         features = out[3] if len(out) >= 4 else None
+        face_p = _softmax(out[0])
         kind_prior = self.kind_prior(dets, features)
         recall = None
         if self.memory is not None and len(self.memory) and features is not None:
@@ -160,20 +164,21 @@ class Reader:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
-            if bias.any():  # both views in one pass: its cost is per call, hardly per die
-                both = both_views(kind_prior, _softmax(out[0]), face_ll, bias, side, foreign)
+            network_bias = self.memory.network_bias(recall, face_p)
+            if bias.any() or network_bias.any():  # both views in one pass: its cost is per call, hardly per die
+                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias)
                 return both.rows(slice(0, len(side))), out, recall, both
-        return readings(kind_prior, _softmax(out[0]), face_ll, side, foreign), out, recall, None
+        return readings(kind_prior, face_p, face_ll, side, foreign), out, recall, None
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = self.crops(frame, boxes)
-        features = self.embed(crops)
+        out = self._faces_with_features(crops)
         scores = None
         if self.numerals is not None and len(boxes):
             scores = self.numerals(frame, boxes, self.looks(crops)).face_ll.max(1)
-        return Learnable(crops, features, scores)
+        return Learnable(crops, out[3], scores, _softmax(out[0]))
 
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
         if not len(dets):
@@ -210,9 +215,13 @@ class Learnable:
     crops: np.ndarray  # (N, S, S, 3) uint8
     features: np.ndarray  # (N, D)
     numerals: np.ndarray | None  # (N, F) each face's best score over the looks; None without a recogniser
+    network: np.ndarray | None = None  # (N, F) the face network's face probabilities
 
     def scores(self, i: int) -> np.ndarray | None:
         return None if self.numerals is None else self.numerals[i]
+
+    def face_p(self, i: int) -> np.ndarray | None:
+        return None if self.network is None else self.network[i]
 
 
 def _no_surer_than(belief: Belief, plain: Belief) -> Belief:

@@ -90,8 +90,8 @@ def attach(reader, spec: str | None, data_dir: Path | None, warn: Callable[[str]
 
 @dataclass
 class Example:
-    """A die to teach: what the memory keeps of it (crop, features, the recogniser's face scores), what
-    it is, and where it came from (for messages)."""
+    """A die to teach: what the memory keeps of it (crop, features, the recogniser's face scores, the face
+    network's face probabilities), what it is, and where it came from (for messages)."""
 
     crop: np.ndarray
     feature: np.ndarray
@@ -101,6 +101,7 @@ class Example:
     colour: str | None
     die: str | None
     where: str
+    network: np.ndarray | None = None
 
 
 @dataclass
@@ -148,8 +149,8 @@ def examples_of(reader, item: TruthImage, where: str, die: str | None) -> list[E
         if d.value is None:
             raise TeachError(f"the {d.kind.value} has no value (a kind-only label cannot teach a face)")
     seen = reader.learnable(img, np.stack([box for _, box in boxes]))
-    return [Example(seen.crops[i], seen.features[i], seen.scores(i), d.kind.value, int(d.value), d.colour, name, where)
-            for i, (d, _) in enumerate(boxes)]
+    return [Example(seen.crops[i], seen.features[i], seen.scores(i), d.kind.value, int(d.value), d.colour, name, where,
+                    seen.face_p(i)) for i, (d, _) in enumerate(boxes)]
 
 
 def _items(truth: Path):
@@ -194,7 +195,7 @@ def teach_truth(reader, memory: DiceMemory, truth: Path, *, die: str | None = No
     for e in examples:
         try:
             got = memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="teach",
-                               force=force, numerals=e.numerals)
+                               force=force, numerals=e.numerals, network=e.network)
         except TeachError as err:
             refuse(e.where, str(err))
             continue

@@ -64,6 +64,7 @@ def synthetic_memory(n: int, dim: int, crop_size: int, model_id: str, seed: int 
     m.crops = np.zeros((n, crop_size, crop_size, 3), np.uint8)
     m._face = rng.integers(0, len(FACE_CLASSES), n)
     m.numerals = np.maximum(rng.normal(-8.0, 4.0, (n, len(FACE_CLASSES))), -30.0).astype(np.float32)
+    m.network = rng.dirichlet(np.ones(len(FACE_CLASSES)), n).astype(np.float32)
     m.examples = [Example(*FACE_CLASSES[i], None, f"die {i % 50}", "bench", 0.0) for i in m._face]
     return m
 
@@ -117,10 +118,12 @@ def bench_memory(quick: bool = False) -> list[dict]:
         decide(readings(prior, face_p, looks, side), reader.doubt)
 
     def with_memory():
-        bias = memory.glyph_bias(memory.recall(feats), scores, kinds, colours)
+        recall = memory.recall(feats)
+        bias = memory.glyph_bias(recall, scores, kinds, colours)
         # Where the glyphs moved a die, the reader weighs both views, with and without them, in one pass
         # (vision/read.Reader.read_faces): that pass is the memory's cost too.
-        decide(both_views(prior, face_p, looks, bias, side), reader.doubt)
+        decide(both_views(prior, face_p, looks, bias, side, network_bias=memory.network_bias(recall, face_p)),
+               reader.doubt)
 
     with_memory()  # the first read builds the taught glyphs' patterns; reads after it (until a die is taught) do not
     med, p95 = _added_ms(with_memory, without_memory, repeats)

@@ -82,7 +82,8 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
         except TeachError:
             continue
     for e in examples:
-        memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, source="bench", numerals=e.numerals)
+        memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, source="bench", numerals=e.numerals,
+                     network=e.network)
     row["teach_s"] = round(time.perf_counter() - t0, 2)
     row["examples"] = len(memory)
     reader.use_memory(memory)
@@ -162,7 +163,7 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
             t0 = time.perf_counter()
             for e in examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name):
                 memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
-                             numerals=e.numerals)
+                             numerals=e.numerals, network=e.network)
             teach_s += time.perf_counter() - t0
         reader.use_memory(memory)
         scored["after"] = [_read_right(reader, img, truth)

@@ -100,6 +100,51 @@ def test_a_memory_file_from_before_face_scores_were_kept_still_opens():
     assert FACE_CLASSES[int(old.vote(_feature(1)[None])[0][0].argmax())] == ("d6", 4)
 
 
+def test_a_memory_file_from_before_the_face_networks_probabilities_were_kept_still_opens_and_keeps_its_scores():
+    import io
+    import json
+
+    m = _memory()
+    scores = np.full(len(FACE_CLASSES), -12.0, np.float32)
+    m.teach(_crop(0), _feature(1), "d6", 4, numerals=scores)
+    meta = {"format": 2, "model_id": "model-a", "crop_size": S, "examples": [e.__dict__ for e in m.examples]}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, features=m.features, crops=m.crops, numerals=m.numerals,
+                        meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    old = DiceMemory.from_bytes(buf.getvalue(), S, "model-a")
+    assert old.dice() == m.dice() and np.isnan(old.network).all() and (old.numerals == -12.0).all()
+
+
+def _peaked(kind: str, weights: dict[int, float]) -> np.ndarray:
+    """(F,) face-network probabilities: these faces of `kind` at these weights, a little on every other."""
+    p = np.full(len(FACE_CLASSES), 1e-3, np.float32)
+    for value, w in weights.items():
+        p[FACE_INDEX[(kind, value)]] = w
+    return p / p.sum()
+
+
+def test_a_recognised_die_whose_5_the_network_takes_for_a_3_is_voted_a_5_by_its_own_taught_rolls(tmp_path):
+    m = DiceMemory("model-a", S, tmp_path / "memory.npz")
+    # This die's 5 reads to the network as "3, or perhaps 6"; its 3 as "3, or perhaps 1".
+    for k in range(3):
+        assert m.teach(_crop(k), _feature(0, 0.4, k), "d8", 5, die="green d8",
+                       network=_peaked("d8", {3: 0.7, 6: 0.25})).learnt
+        assert m.teach(_crop(5 + k), _feature(0, 0.4, 10 + k), "d8", 3, die="green d8",
+                       network=_peaked("d8", {3: 0.7, 1: 0.25})).learnt
+    rolled = _peaked("d8", {3: 0.65, 6: 0.3})  # another roll of its 5, read as the network reads it
+    recall = m.recall(_feature(0, 0.4, 99)[None])
+    assert recall.die[0] >= 0
+    bias = m.network_bias(recall, rolled[None])[0]
+    assert bias[FACE_INDEX[("d8", 5)]] > bias[FACE_INDEX[("d8", 3)]] + 1.0
+    # Not recognised, not nudged; and the probabilities survive a restart.
+    assert not m.network_bias(m.recall(_feature(40)[None]), rolled[None]).any()
+    m.save()
+    again = DiceMemory.open(tmp_path / "memory.npz", S, "model-a")
+    np.testing.assert_allclose(again.network, m.network)
+    with pytest.raises(TeachError, match="one per face class"):
+        m.teach(_crop(9), _feature(3), "d8", 1, network=rolled[:5])
+
+
 def test_a_named_die_taught_as_another_kind_is_refused_with_the_reason():
     m = _memory()
     assert m.teach(_crop(0), _feature(1), "d20", 20, die="gold d20").learnt
@@ -485,6 +530,7 @@ def _large_memory(dice: int, per_die: int, dim: int = 256, seed: int = 0) -> tup
     m.crops = np.zeros((len(f), S, S, 3), np.uint8)
     m._face = rng.integers(0, len(FACE_CLASSES), len(f))
     m.numerals = np.full((len(f), len(FACE_CLASSES)), -10.0, np.float32)
+    m.network = np.full((len(f), len(FACE_CLASSES)), 1 / len(FACE_CLASSES), np.float32)
     m.examples = [Example(*FACE_CLASSES[i], None, f"die {n // per_die}", "test", 0.0) for n, i in enumerate(m._face)]
     return m, centres
 
