@@ -172,6 +172,16 @@ def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray],
     return np.bincount(owner * _WIDEST + np.concatenate(faces), weight, len(faces) * _WIDEST).reshape(-1, _WIDEST)
 
 
+def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray) -> np.ndarray:
+    """(n, F): the log of each voted die's share of its vote (`vote`, (len(rows), _WIDEST), over the kind's
+    faces in `columns`, -1 padded) at its faces, GLYPH_FLOOR's log at every other face; zero for dice not voted."""
+    out = np.zeros((n, len(FACE_CLASSES)), np.float32)
+    valid = columns >= 0
+    out[rows] = np.log(GLYPH_FLOOR)
+    out[np.repeat(rows, valid.sum(1)), columns[valid]] = np.log(vote / vote.sum(1, keepdims=True) + GLYPH_FLOOR)[valid]
+    return out
+
+
 def die_key(kind: str, colour: str | None, die: str | None) -> str:
     """How a physical die is named in listings: its given name, else colour and kind."""
     return die or (f"{colour} {kind}" if colour else kind)
@@ -384,10 +394,7 @@ class DiceMemory:
         valid = columns >= 0
         mine = _glyph(scores[rows[:, None], np.maximum(columns, 0)], valid)
         vote = _vote(mine, [c[2] for c in chosen], [c[3] for c in chosen], GLYPH_TAU)
-        nudge = GLYPH_WEIGHT * GLYPH_T * np.log(vote / vote.sum(1, keepdims=True) + GLYPH_FLOOR)
-        bias[rows] = GLYPH_WEIGHT * GLYPH_T * np.log(GLYPH_FLOOR)
-        bias[np.repeat(rows, valid.sum(1)), columns[valid]] = nudge[valid]
-        return bias
+        return GLYPH_WEIGHT * GLYPH_T * _log_vote(len(scores), rows, columns, vote)
 
     def network_bias(self, recall: Recall, face_p: np.ndarray) -> np.ndarray:
         """(N, F) what to add to N dice's face-network log-probabilities (`face_p`, (N, F)): the log of the
@@ -398,8 +405,8 @@ class DiceMemory:
         if not len(self) or recall.die is None:
             return bias
         with self.lock:
-            self._glyphs()
-            chosen = [(i, *self._network_patterns[int(recall.die[i])]) for i in np.flatnonzero(recall.die >= 0)]
+            glyphs = self._network_glyphs()
+            chosen = [(i, *glyphs[int(recall.die[i])]) for i in np.flatnonzero(recall.die >= 0)]
         chosen = [c for c in chosen if len(c[2])]
         if not chosen:
             return bias
@@ -409,10 +416,7 @@ class DiceMemory:
         valid = columns >= 0
         mine = _network_glyph(np.where(valid, face_p[rows[:, None], np.maximum(columns, 0)], 0.0)) * valid
         vote = _vote(mine, [c[1] for c in chosen], [c[2] for c in chosen], NETWORK_GLYPH_TAU)
-        nudge = np.log(vote / vote.sum(1, keepdims=True) + GLYPH_FLOOR)
-        bias[rows] = np.log(GLYPH_FLOOR)
-        bias[np.repeat(rows, valid.sum(1)), columns[valid]] = nudge[valid]
-        return NETWORK_GLYPH_WEIGHT * bias
+        return NETWORK_GLYPH_WEIGHT * _log_vote(len(face_p), rows, columns, vote)
 
     def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[int, np.ndarray, np.ndarray]:
         """`_glyphs` pooled over every taught die of `kind` taught as `colour` or with no colour (kept until
@@ -445,6 +449,13 @@ class DiceMemory:
                                 np.searchsorted(cols, self._face[kept])))
             self._patterns, self._network_patterns, self._pooled = out, network, {}
         return self._patterns
+
+    def _network_glyphs(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per taught die: its examples' face-network patterns (`_network_glyph`, padded; those without
+        probabilities left out) and which of the kind's faces each shows. Built with `_glyphs` (the caller
+        holds the lock)."""
+        self._glyphs()
+        return self._network_patterns
 
     def _taught_dice(self) -> _Dice:
         """The dice table, rebuilt after the examples change (the caller holds the lock)."""
