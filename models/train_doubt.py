@@ -26,8 +26,11 @@ from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gat
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
 from dicecam.vision.numerals import NumeralReader, TextRecogniser, recogniser_id
-from dicecam.vision.read import Reader
+from dicecam.vision.read import Reader, models_dir
 
+from . import train_kind
+from .folds import grouped, run_of_photo
+from .train_kind import L2 as KIND_L2, KindFold, cross_fit, harvest as kind_harvest
 from .train_recogniser import run_of
 
 # (folder under --real, which images) the model is fitted on; the rest of each set is held out.
@@ -43,13 +46,15 @@ SURE_WRONG = 0.02
 
 
 def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
-            reader_of: Callable[[TruthImage], Reader] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(features (M, 2, F), right (M, 2)): per die, each reader's measures and whether its answer is
-    right (its kind, and its value where the truth has one). `reader_of`: which reader reads a photo
-    (the dice are found by `reader` either way)."""
+            reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic"
+            ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+    """(features (M, 2, F), right (M, 2), runs (M,)): per die, each reader's measures, whether its answer
+    is right (its kind, and its value where the truth has one) and its photo's video run (None where
+    `set_name` names none). `reader_of`: which reader reads a photo (the dice are found by `reader`
+    either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
-    feats, right = [], []
+    feats, right, runs = [], [], []
     for item, img, dets, dice in detected_photos(reader, items[::step]):
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
@@ -58,7 +63,8 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
                   for a in answers]
             feats.append(seen.features[j])
             right.append(ok)
-    return np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2)
+            runs.append(run_of_photo(set_name, item.meta))
+    return np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -103,13 +109,6 @@ def fit_trees(x: np.ndarray, y: np.ndarray) -> Trees:
     if not np.allclose(trees.log_odds(x), clf.decision_function(x), atol=1e-4):
         raise ValueError("the exported gate disagrees with the fitted one")
     return trees
-
-
-def _blocks(n: int, folds: int = 5) -> np.ndarray:
-    """Fold numbers for one source's n dice in the order they were measured: consecutive blocks, so
-    that a video run's frames (measured one after another) fall mostly in one fold, and the gate of a
-    die comes from trees that saw few frames of its run, as a held-out run's dice do."""
-    return np.arange(n) * folds // max(n, 1)
 
 
 def grow_gate(x: np.ndarray, y: np.ndarray) -> Trees:
@@ -185,27 +184,34 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     `folds`: the folder of the recogniser's cross-fit (models/train_recogniser.fine_tune_fold). The
     shipped recogniser has learnt some of the photos measured here and reads them surely, right or wrong;
     a doubt model fitted on that would trust it blindly. So each of those photos is read by the fold's
-    recogniser that did not learn it, and the doubt model learns how a recogniser does on dice it never saw."""
+    recogniser that did not learn it, and the doubt model learns how a recogniser does on dice it never saw.
+    The kind head learnt the kind sets' training photos and the renders: each of those is read with a kind
+    head of its cross-fit (models/train_kind.cross_fit) for the same reason."""
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
     fold_readers = _fold_readers(reader, folds)
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
-                            reading_code()])
+                            reading_code(), _kind_head_id(reader_folder) if reader.kind_head is not None else "no kind head"])
     parts = _cached(cache, measured_by)
     if parts is None:
-        parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers))
+        # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
+        kind_folds = [] if reader.kind_head is None else cross_fit(kind_harvest(reader, real, synthetic, log),
+                                                                    lam=_kind_l2(reader_folder))
+        parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds))
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
-                     **{f"y{i}": p[1] for i, p in enumerate(parts.values())})
+                     **{f"y{i}": p[1] for i, p in enumerate(parts.values())},
+                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]]) for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
     y = np.concatenate([p[1] for p in parts.values()])
     if len(y) < 20 or len(np.unique(y)) < 2:
         raise ValueError("the doubt model needs dice both readers get right and wrong: give --real and renders")
     source = np.concatenate([[n] * len(p[1]) for n, p in parts.items()])
-    fold = np.concatenate([_blocks(len(p[1])) for p in parts.values()])
-    # Every figure the doubt model is judged by comes from dice it was not fitted on: each block of
-    # photos is read by a gate and a confidence fitted without it. The threshold is set there.
+    fold = np.concatenate([grouped(p[2]) for p in parts.values()])
+    # Every figure the doubt model is judged by comes from dice it was not fitted on: each fold of
+    # photos (whole video runs) is read by a gate and a confidence fitted without it. The threshold is
+    # set there.
     pick, chance = cross_fitted(x, y, fold)
     right = y[np.arange(len(y)), pick]
     below = choose_threshold(right, chance, pick, source)
@@ -242,15 +248,40 @@ def _fold_readers(reader: Reader, folds: Path | None) -> list[tuple[Reader, set[
     return out
 
 
-def _reader_of(reader: Reader, fold_readers: list[tuple[Reader, set[str]]]) -> Callable[[TruthImage], Reader]:
+def _reader_of(reader: Reader, fold_readers: list[tuple[Reader, set[str]]],
+               kind_folds: list[KindFold] = ()) -> Callable[[TruthImage], Reader]:
+    """Which reader reads a photo: the recogniser of the cross-fit that did not learn its run, and the
+    kind head of the cross-fit that did not learn the photo (the shipped ones where none learnt it)."""
+    made: dict[tuple[int, int], Reader] = {}
+
     def of(item: TruthImage) -> Reader:
         run = run_of(item)
-        return next((r for r, runs in fold_readers if run in runs), reader)
+        chosen = next((r for r, runs in fold_readers if run in runs), reader)
+        kind = next((k for k in kind_folds if str(item.path) in k.photos), None)
+        if kind is None:
+            return chosen
+        key = (id(chosen), id(kind))
+        if key not in made:
+            made[key] = copy.copy(chosen)
+            made[key].kind_head = kind
+        return made[key]
     return of
 
 
+def _kind_head_id(reader_folder: Path | None) -> str:
+    """The kind head the dice are read with, by its file's content (its cross-fit is made to match it)."""
+    path = (Path(reader_folder) if reader_folder else models_dir()) / "kind.onnx"
+    return "kind:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _kind_l2(reader_folder: Path | None) -> float:
+    """The L2 the kind head was fitted with, for its cross-fit."""
+    meta = (Path(reader_folder) if reader_folder else models_dir()) / "kind.json"
+    return float(json.loads(meta.read_text()).get("l2", KIND_L2))
+
+
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
-             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
         truth = Path(real) / name
@@ -258,27 +289,30 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
             continue
         set_name = name.split("/")[0]
         keep = (lambda t: True) if which == "all" else (lambda t, n=set_name: not held_out(n, t))
-        parts[name] = samples(reader, truth, keep, reader_of=reader_of)
+        parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name)
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
     if synthetic is not None:
-        parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True)
+        parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True, reader_of=reader_of)
         log(f"doubt: {len(parts['synthetic'][1])} dice from renders in {synthetic}")
     return parts
 
 
 def reading_code() -> str:
     """A digest of the code that turns a photo into the doubt model's measures: a cache measured before
-    a change to it (the windows' size, how faces are scored) holds measures the reader no longer gives."""
+    a change to it (the windows' size, how faces are scored, the kind head's cross-fit) holds measures
+    the reader no longer gives."""
     digest = hashlib.sha256()
-    for module in (crops, upface, numerals, ctc, belief, read):
-        digest.update(Path(module.__file__).read_bytes())
+    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, ctc, belief, read, train_kind)),
+                 Path(__file__).with_name("folds.py")]:
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list]] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)
-    if str(data["reader"]) != reader_id:
+    if str(data["reader"]) != reader_id or "g0" not in data:  # another reader, or kept before runs were
         return None
-    return {str(n): (data[f"x{i}"], data[f"y{i}"]) for i, n in enumerate(data["names"])}
+    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()])
+            for i, n in enumerate(data["names"])}

@@ -60,3 +60,38 @@ def test_measured_dice_are_measured_again_after_the_reading_code_changes(renders
     said: list[str] = []
     td.train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz", log=said.append)
     assert [m for m in said if "dice from" in m], said
+
+
+def test_the_kind_cross_fit_keeps_each_run_out_of_the_head_that_reads_it():
+    from dicecam.models.train_kind import KindSample, cross_fit
+
+    rng = np.random.default_rng(0)
+    found = [KindSample(rng.normal(size=12) + k, k, "real", f"{run}/{i}.jpg", run)
+             for run, k in (("a", 0), ("b", 1), ("c", 2), ("d", 0), ("e", 1), ("f", 2)) for i in range(10)]
+    found += [KindSample(rng.normal(size=12) + k, k, "synthetic", f"render{k}-{i}.jpg", None)
+              for k in range(3) for i in range(10)]
+    heads = cross_fit(found, folds=3)
+    assert len(heads) == 3
+    held = [h.photos for h in heads]
+    assert frozenset().union(*held) == {s.photo for s in found} and sum(map(len, held)) == len(found)
+    for h in heads:  # a run's photos are all held by one head
+        runs = {p.split("/")[0] for p in h.photos if "/" in p}
+        assert all({s.photo for s in found if s.run == r} <= h.photos for r in runs)
+    assert heads[0](np.zeros((2, 12), np.float32))[0].shape == (2, len(KINDS))
+
+
+def test_the_doubt_fit_reads_a_photo_the_kind_head_learnt_with_the_head_that_did_not(tmp_path):
+    from dicecam.models.train_doubt import _reader_of
+    from dicecam.models.train_kind import KindFold
+    from dicecam.vision.evaluate import TruthImage
+
+    reader = Reader.load(backend="onnxruntime", doubt=False)
+    shipped = reader.kind_head
+    fold = KindFold(np.zeros((4, len(KINDS)), np.float32), np.zeros(len(KINDS), np.float32),
+                    frozenset({str(tmp_path / "learnt.jpg")}))
+    reader_of = _reader_of(reader, [], [fold])
+    mine = reader_of(TruthImage(tmp_path / "learnt.jpg", [], meta={}))
+    assert mine.kind_head is fold and mine.detector is reader.detector
+    assert reader_of(TruthImage(tmp_path / "learnt.jpg", [], meta={})) is mine  # one copy, not one a photo
+    assert reader_of(TruthImage(tmp_path / "new.jpg", [], meta={})) is reader
+    assert reader.kind_head is shipped  # the shipped reader is left as it was
