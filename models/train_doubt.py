@@ -47,14 +47,14 @@ SURE_WRONG = 0.02
 
 def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
             reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic"
-            ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-    """(features (M, 2, F), right (M, 2), runs (M,)): per die, each reader's measures, whether its answer
-    is right (its kind, and its value where the truth has one) and its photo's video run (None where
-    `set_name` names none). `reader_of`: which reader reads a photo (the dice are found by `reader`
-    either way)."""
+            ) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str]]:
+    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,)): per die, each reader's measures, whether
+    its answer is right (its kind, and its value where the truth has one), its photo's video run (None where
+    `set_name` names none) and its true kind. `reader_of`: which reader reads a photo (the dice are found by
+    `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
-    feats, right, runs = [], [], []
+    feats, right, runs, kinds = [], [], [], []
     for item, img, dets, dice in detected_photos(reader, items[::step]):
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
@@ -64,7 +64,8 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             feats.append(seen.features[j])
             right.append(ok)
             runs.append(run_of_photo(set_name, item.meta))
-    return np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs
+            kinds.append(die.kind.value)
+    return np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -202,16 +203,17 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
             np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
                      **{f"y{i}": p[1] for i, p in enumerate(parts.values())},
-                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]]) for i, p in enumerate(parts.values())})
+                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]]) for i, p in enumerate(parts.values())},
+                     **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
     y = np.concatenate([p[1] for p in parts.values()])
     if len(y) < 20 or len(np.unique(y)) < 2:
         raise ValueError("the doubt model needs dice both readers get right and wrong: give --real and renders")
     source = np.concatenate([[n] * len(p[1]) for n, p in parts.items()])
-    fold = np.concatenate([grouped(p[2]) for p in parts.values()])
+    fold = np.concatenate([grouped(p[2], strata=p[3]) for p in parts.values()])
     # Every figure the doubt model is judged by comes from dice it was not fitted on: each fold of
-    # photos (whole video runs) is read by a gate and a confidence fitted without it. The threshold is
-    # set there.
+    # photos (whole video runs, each kind's spread over the folds) is read by a gate and a confidence
+    # fitted without it. The threshold is set there.
     pick, chance = cross_fitted(x, y, fold)
     right = y[np.arange(len(y)), pick]
     below = choose_threshold(right, chance, pick, source)
@@ -281,7 +283,7 @@ def _kind_l2(reader_folder: Path | None) -> float:
 
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
-             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:
+             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]]:
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
         truth = Path(real) / name
@@ -308,11 +310,11 @@ def reading_code() -> str:
     return digest.hexdigest()[:16]
 
 
-def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list]] | None:
+def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)
-    if str(data["reader"]) != reader_id or "g0" not in data:  # another reader, or kept before runs were
+    if str(data["reader"]) != reader_id or "k0" not in data:  # another reader, or kept before runs and kinds were
         return None
-    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()])
+    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()], data[f"k{i}"].tolist())
             for i, n in enumerate(data["names"])}
