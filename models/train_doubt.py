@@ -191,8 +191,9 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
     fold_readers = _fold_readers(reader, folds)
+    kind_id = _kind_head_id(reader_folder) if reader.kind_head is not None else "no kind head"
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
-                            reading_code(), _kind_head_id(reader_folder) if reader.kind_head is not None else "no kind head"])
+                            reading_code(), kind_id])
     parts = _cached(cache, measured_by)
     if parts is None:
         # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
@@ -203,7 +204,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
             np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
                      **{f"y{i}": p[1] for i, p in enumerate(parts.values())},
-                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]]) for i, p in enumerate(parts.values())},
+                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]])
+                        for i, p in enumerate(parts.values())},
                      **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
     y = np.concatenate([p[1] for p in parts.values()])
@@ -283,7 +285,8 @@ def _kind_l2(reader_folder: Path | None) -> float:
 
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
-             reader_of: Callable[[TruthImage], Reader] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]]:
+             reader_of: Callable[[TruthImage], Reader] | None = None
+             ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]]:
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
         truth = Path(real) / name
@@ -316,5 +319,5 @@ def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, n
     data = np.load(cache)
     if str(data["reader"]) != reader_id or "k0" not in data:  # another reader, or kept before runs and kinds were
         return None
-    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()], data[f"k{i}"].tolist())
-            for i, n in enumerate(data["names"])}
+    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
+                     data[f"k{i}"].tolist()) for i, n in enumerate(data["names"])}
