@@ -40,7 +40,7 @@ UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
-            "log_kind_prior", "log_side_px", "foreign_text")
+            "log_kind_prior", "log_side_px", "foreign_text", "facing", "up_offset")
 _TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
 # Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
 TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
@@ -102,10 +102,12 @@ class Readings:
 
 
 def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
-             foreign: np.ndarray | None = None) -> Readings:
+             foreign: np.ndarray | None = None, up: np.ndarray | None = None) -> Readings:
     """Both readers' beliefs and the doubt model's measures; without numerals (a reader with fakes or
     no recogniser) the numeral reader says nothing legible. `foreign`: per die, how much of the
-    clearest window's writing is no numeral (vision/numerals.NumeralEvidence)."""
+    clearest window's writing is no numeral (vision/numerals.NumeralEvidence). `up`: the up-face finder's
+    (N, 5) rows (vision/upface.py): how squarely the up face looks at the camera, and how far from the
+    crop's centre it lies (how tilted the view is); without a finder, square on at the centre."""
     n = len(face_p)
     network = network_belief(face_p, kind_prior)
     if face_ll is None or face_ll.shape[1] == 0:
@@ -130,13 +132,15 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
         kp = floored(kind_prior, same_solid=r == 0)  # each reader's answer against the prior it read with
         feats[:, r] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees, agree, twins,
                                 np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0)),
-                                np.zeros(n) if foreign is None else foreign], 1)
+                                np.zeros(n) if foreign is None else foreign,
+                                np.ones(n) if up is None else up[:, 4],
+                                np.zeros(n) if up is None else np.hypot(up[:, 0], up[:, 1])], 1)
     return Readings(numeral, network, feats)
 
 
 def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, bias: np.ndarray,
                side_px: np.ndarray, foreign: np.ndarray | None = None,
-               network_bias: np.ndarray | None = None) -> Readings:
+               network_bias: np.ndarray | None = None, up: np.ndarray | None = None) -> Readings:
     """The readings of N dice twice, stacked: first with `bias` (N, F) added to every look's numeral
     scores and `network_bias` (N, F) to the face network's log-probabilities (the dice memory's glyphs),
     then as they were — so that one pass of the doubt model weighs both (vision/read.Reader.read_faces
@@ -148,7 +152,7 @@ def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, 
         nudged = nudged / np.maximum(nudged.sum(1, keepdims=True), 1e-30)
     return readings(twice(kind_prior), np.concatenate([nudged, face_p]),
                     np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side_px),
-                    None if foreign is None else twice(foreign))
+                    None if foreign is None else twice(foreign), None if up is None else twice(up))
 
 
 def _unsure(log_p: np.ndarray) -> np.ndarray:

@@ -139,8 +139,7 @@ class Reader:
 
     def looks(self, crops: np.ndarray) -> list[tuple[Look, ...]]:
         """Where each die's numeral windows look: the finder's up face and the crop's centre."""
-        up = self.up_faces(crops)
-        return [FALLBACK] * len(crops) if up is None else [finder_looks(row) for row in up]
+        return _looks(self.up_faces(crops), len(crops))
 
     def readings(self, frame: np.ndarray, dets: Detections):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
@@ -156,7 +155,8 @@ class Reader:
         if self.memory is not None and len(self.memory) and features is not None:
             recall = self.memory.recall(features)
             kind_prior = recall.kind_prior(kind_prior)
-        evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, self.looks(crops_u8))
+        up = self.up_faces(crops_u8)
+        evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, _looks(up, len(crops_u8)))
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
@@ -166,9 +166,9 @@ class Reader:
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
             network_bias = self.memory.network_bias(recall, face_p)
             if bias.any() or network_bias.any():  # both views in one pass: its cost is per call, hardly per die
-                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias)
+                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up)
                 return both.rows(slice(0, len(side))), out, recall, both
-        return readings(kind_prior, face_p, face_ll, side, foreign), out, recall, None
+        return readings(kind_prior, face_p, face_ll, side, foreign, up), out, recall, None
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores."""
@@ -244,6 +244,11 @@ def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
     rows = np.arange(len(best))
     kept = (best == belief.best) * belief.confidence
     return Belief(joint, best, (1 - t) * kept + t * recall.face_p[rows, best], belief.legible, belief.below)
+
+
+def _looks(up: np.ndarray | None, n: int) -> list[tuple[Look, ...]]:
+    """The looks of n dice from the finder's rows (`up`), or the fixed ones without a finder."""
+    return [FALLBACK] * n if up is None else [finder_looks(row) for row in up]
 
 
 def kind_head_inputs(features: np.ndarray, kind_scores: np.ndarray) -> np.ndarray:

@@ -63,9 +63,10 @@ def seen(numeral, network, looks_ll, side=120.0):
 
 
 def features(**set_: float) -> np.ndarray:
-    """One die's measures, numerals and network alike: sure, legible, 120 px, d20 certain; `set_` overrides."""
+    """One die's measures, numerals and network alike: sure, legible, 120 px, d20 certain, its up face square on
+    near the crop's centre; `set_` overrides."""
     row = dict(log_p=0.0, numeral_share=1.0, looks_agree=1.0, centre_agrees=1.0, readers_agree=1.0, readers_twins=0.0,
-               log_kind_prior=0.0, log_side_px=np.log(120.0), foreign_text=0.0)
+               log_kind_prior=0.0, log_side_px=np.log(120.0), foreign_text=0.0, facing=0.9, up_offset=0.05)
     row.update(set_)
     x = np.array([row[f] for f in FEATURES])
     return np.stack([x, x])[None]
@@ -125,3 +126,14 @@ def test_pips_the_network_is_sure_of_are_its_to_read_though_the_recogniser_write
     x[0, 1, FEATURES.index("log_p")] = np.log(0.999)
     pick, _ = shipped.choose(x)
     assert pick[0] == 1, "the network reads the pips"
+
+
+def test_the_doubt_model_weighs_how_squarely_the_up_face_looks_and_how_far_off_centre_it_lies():
+    ll = np.full((2, 3, F), -20.0)
+    up = np.array([[0.0, -0.3, 1.0, 0.0, 0.4], [0.0, 0.0, 1.0, 0.0, 1.0]])  # tilted and oblique; top-down
+    got = readings(np.repeat(prior(d20=1.0), 2, 0), np.full((2, F), 1 / F), ll, np.full(2, 90.0),
+                   up=up).features
+    facing, offset = FEATURES.index("facing"), FEATURES.index("up_offset")
+    np.testing.assert_allclose(got[:, 0, [facing, offset]], [[0.4, 0.3], [1.0, 0.0]])
+    without = readings(prior(d20=1.0), np.full((1, F), 1 / F), ll[:1], np.full(1, 90.0))
+    np.testing.assert_allclose(without.features[0][:, [facing, offset]], [[1.0, 0.0], [1.0, 0.0]])  # both readers
