@@ -9,8 +9,9 @@ Two readers see each die:
 
 Which one to believe depends on the die: a sharp numeral on a real die is the recogniser's, pips and
 a blurry render are the network's. `Doubt` weighs a few plain measures of each die (how sure each
-reader is, whether they agree, whether the looks agree, how big the die is in pixels): a gate that
-picks the reader, and the chance that the picked answer is right, which is the die's confidence.
+reader is, whether they agree, whether the looks agree, how big the die is in pixels, how squarely its
+up face looks at the camera): a gate that picks the reader, and the chance that the picked answer is
+right, which is the die's confidence.
 Fitted on the training parts of the real sets and on renders, never on the held-out parts
 (models/train_doubt.py, figures in models/MODEL_CARD.md). Below its reader's threshold (the doubt
 model's `below`) a die is `uncertain`, with a reason a player can act on.
