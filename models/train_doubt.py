@@ -28,7 +28,6 @@ from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_
 from dicecam.vision.numerals import NumeralReader, TextRecogniser, recogniser_id
 from dicecam.vision.read import Reader, models_dir
 
-from . import train_kind
 from .folds import grouped, run_of_photo
 from .train_kind import L2 as KIND_L2, KindFold, cross_fit, harvest as kind_harvest
 from .train_recogniser import run_of
@@ -274,14 +273,17 @@ def _reader_of(reader: Reader, fold_readers: list[tuple[Reader, set[str]]],
 
 def _kind_head_id(reader_folder: Path | None) -> str:
     """The kind head the dice are read with, by its file's content (its cross-fit is made to match it)."""
-    path = (Path(reader_folder) if reader_folder else models_dir()) / "kind.onnx"
-    return "kind:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return "kind:" + hashlib.sha256((_weights(reader_folder) / "kind.onnx").read_bytes()).hexdigest()[:16]
 
 
 def _kind_l2(reader_folder: Path | None) -> float:
     """The L2 the kind head was fitted with, for its cross-fit."""
-    meta = (Path(reader_folder) if reader_folder else models_dir()) / "kind.json"
-    return float(json.loads(meta.read_text()).get("l2", KIND_L2))
+    return float(json.loads((_weights(reader_folder) / "kind.json").read_text()).get("l2", KIND_L2))
+
+
+def _weights(reader_folder: Path | None) -> Path:
+    """The folder the reader is loaded from (Reader.load's rule: the shipped weights without one)."""
+    return Path(reader_folder) if reader_folder else models_dir()
 
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
@@ -307,8 +309,9 @@ def reading_code() -> str:
     a change to it (the windows' size, how faces are scored, the kind head's cross-fit) holds measures
     the reader no longer gives."""
     digest = hashlib.sha256()
-    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, ctc, belief, read, train_kind)),
-                 Path(__file__).with_name("folds.py")]:
+    here = Path(__file__).parent  # the kind head's cross-fit: its code and its folds'
+    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, ctc, belief, read)),
+                 here / "train_kind.py", here / "folds.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -37,6 +37,8 @@ from dicecam.vision.numerals import (ALPHABET, ANGLES, HEIGHT, MODEL, WINDOW_WID
                                      wheel_file, window_scores)
 from dicecam.vision.read import Reader
 
+from .folds import grouped
+
 LOOKS = 3  # the reader's looks per die (centre, a tenth above, the finder's point), len(ANGLES) windows each
 
 
@@ -275,18 +277,14 @@ def camera(run: str) -> str:
 
 def run_folds(groups: np.ndarray, folds: int = FOLDS) -> list[list[str]]:
     """The real runs among `groups` split into `folds` parts of about as many dice, each camera's runs
-    spread over all parts (biggest first, each to the part with fewest dice of that camera), so every
-    part's recogniser learns every camera."""
-    runs, counts = np.unique(groups[groups != "synthetic"], return_counts=True)
-    parts: list[list[str]] = [[] for _ in range(folds)]
-    total, of_camera = np.zeros(folds), {}
-    for run, n in sorted(zip(runs.tolist(), counts.tolist()), key=lambda rc: (camera(rc[0]), -rc[1], rc[0])):
-        mine = of_camera.setdefault(camera(run), np.zeros(folds))
-        k = int(np.lexsort((total, mine))[0])
-        parts[k].append(run)
-        mine[k] += n
-        total[k] += n
-    return parts
+    spread over all parts (models/folds.grouped with the camera as stratum), so every part's recogniser
+    learns every camera. Each part lists its runs by camera, then biggest first."""
+    real = groups[groups != "synthetic"]
+    runs, counts = np.unique(real, return_counts=True)
+    fold = grouped(real.tolist(), folds, strata=[camera(r) for r in real])
+    fold_of = dict(zip(real.tolist(), fold.tolist()))
+    ordered = sorted(zip(runs.tolist(), counts.tolist()), key=lambda rc: (camera(rc[0]), -rc[1], rc[0]))
+    return [[run for run, _ in ordered if fold_of[run] == k] for k in range(folds)]
 
 
 def fine_tune_fold(data: DiceWindows, k: int, folder: Path, cfg: RecogniserTrainConfig = RecogniserTrainConfig(),

@@ -182,6 +182,16 @@ def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray) -
     return out
 
 
+def _per_face(values: np.ndarray | None, what: str) -> np.ndarray:
+    """(1, F) float32: one example's value per face class, NaN throughout where it was not measured."""
+    row = np.full((1, len(FACE_CLASSES)), np.nan, np.float32)
+    if values is not None:
+        if np.shape(values) != (len(FACE_CLASSES),):
+            raise TeachError(f"{what} must be one per face class ({len(FACE_CLASSES)}), got {np.shape(values)}")
+        row[0] = np.asarray(values, np.float32)
+    return row
+
+
 def die_key(kind: str, colour: str | None, die: str | None) -> str:
     """How a physical die is named in listings: its given name, else colour and kind."""
     return die or (f"{colour} {kind}" if colour else kind)
@@ -502,16 +512,8 @@ class DiceMemory:
                 raise TeachError(f"{name} is already known as a {known}, not a {t.value}: name this die otherwise")
         f = _unit(feature.reshape(1, -1))
         face = FACE_INDEX[(t.value, value)]
-        scores = np.full((1, len(FACE_CLASSES)), np.nan, np.float32)
-        if numerals is not None:
-            if np.shape(numerals) != (len(FACE_CLASSES),):
-                raise TeachError(f"face scores must be one per face class ({len(FACE_CLASSES)}), got {np.shape(numerals)}")
-            scores[0] = np.maximum(np.asarray(numerals, np.float32), FLOOR_LL)
-        net = np.full((1, len(FACE_CLASSES)), np.nan, np.float32)
-        if network is not None:
-            if np.shape(network) != (len(FACE_CLASSES),):
-                raise TeachError(f"face probabilities must be one per face class ({len(FACE_CLASSES)}), got {np.shape(network)}")
-            net[0] = np.asarray(network, np.float32)
+        scores = np.maximum(_per_face(numerals, "face scores"), FLOOR_LL)  # NaN (not measured) stays NaN
+        net = _per_face(network, "face probabilities")
         with self.lock:
             return self._add(crop, f, scores, net, face, t.value, int(value), colour, die, source, force)
 
