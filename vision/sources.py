@@ -31,10 +31,12 @@ MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too 
 StatusFn = Callable[[dict], None]
 
 
-# Frames a live source holds while its consumer is busy. Reading a still table takes a few frames' time
-# (~180 ms with 10 dice) and the motion gate (~0.3 ms a frame) catches up after it, so no frame need be
-# lost; a consumer slower than the camera for longer loses the oldest, a third of a second behind at most.
-BACKLOG = 10
+# Frames a live source holds while its consumer is busy: a second of a 30 fps camera. Reading a still
+# table takes many frames' time (10 dice: 300-450 ms median to p95 on 2 cores, up to 650 ms on a busy
+# one; 10 frames held lost 6 of 300 while it read) and the motion gate (~0.4 ms a frame) catches up after
+# it, so no frame need be lost; a consumer slower than the camera for longer loses the oldest, a second
+# behind at most. What it costs: 28 MB of 640x480 frames, 190 MB at 1920x1080.
+BACKLOG = 30
 
 
 class SourceError(DicecamError):

@@ -314,8 +314,8 @@ def test_a_read_that_takes_a_few_frames_time_loses_no_frame_of_a_live_source():
 
 def test_a_reader_slower_than_the_backlog_skips_the_oldest_frames_instead_of_falling_ever_further_behind():
     t = Table(12).empty(10).roll(PAIR, rest=90).empty(10)
-    read = _timed_reader(t, 0.3)  # eighteen frames: more than the source holds
-    assert 0.3 * 60 > BACKLOG
+    read = _timed_reader(t, 0.6)  # thirty-six frames: more than the source holds
+    assert 0.6 * 60 > BACKLOG
     p = Pipeline(t.script.source(realtime=True, fps=60), read, "futile-kingdoms", warm_up=False)
     events = run(p)
     assert len(rolls_of(events)) == 1 and p.stats.dropped > 0
