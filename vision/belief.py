@@ -42,6 +42,7 @@ UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
             "log_kind_prior", "log_side_px", "foreign_text", "facing", "up_offset")
+_DIE_FROM = FEATURES.index("log_side_px")  # the measures from here on are the die's, not a reader's
 _TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
 # Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
 TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
@@ -127,15 +128,17 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     twins = np.array([TWIN_OF.get(int(a)) == int(b) for a, b in answers], float)
     agree = np.maximum((answers[:, 0] == answers[:, 1]).astype(float), twins)
     rows = np.arange(n)
+    # The die's own measures, the same for both readers: made once, not once a reader.
+    die = np.stack([np.log(np.maximum(side_px, 1.0)), np.zeros(n) if foreign is None else foreign,
+                    np.ones(n) if up is None else up[:, 4],
+                    np.zeros(n) if up is None else np.hypot(up[:, 0], up[:, 1])], 1)
     feats = np.zeros((n, 2, len(FEATURES)))
     for r, belief in enumerate((numeral, network)):
         a = answers[:, r]
         kp = floored(kind_prior, same_solid=r == 0)  # each reader's answer against the prior it read with
-        feats[:, r] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees, agree, twins,
-                                np.log(kp[rows, KIND_OF_FACE[a]]), np.log(np.maximum(side_px, 1.0)),
-                                np.zeros(n) if foreign is None else foreign,
-                                np.ones(n) if up is None else up[:, 4],
-                                np.zeros(n) if up is None else np.hypot(up[:, 0], up[:, 1])], 1)
+        feats[:, r, :_DIE_FROM] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees,
+                                            agree, twins, np.log(kp[rows, KIND_OF_FACE[a]])], 1)
+        feats[:, r, _DIE_FROM:] = die
     return Readings(numeral, network, feats)
 
 
