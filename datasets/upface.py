@@ -2,7 +2,7 @@
 
 The value numeral of a die is the one on the face pointing up, but in a crop the clearest
 numeral is often a neighbour's; which one counts, and which way it is turned, is pure geometry
-here. For every rendered die this module projects the value glyph into the same 64-px square
+here. For every rendered die this module projects the value glyph into the same square
 crop the face reader sees (vision/crops.py: the die's box plus CROP_MARGIN on each side) and
 returns it as the finder's regression target.
 
@@ -182,14 +182,17 @@ def scene_samples(renderer: Renderer, seed: int, kinds: Sequence[str] = KINDS, w
     return img, out
 
 
-def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, progress: bool = True) -> Path:
+def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, size: int = CROP_SIZE,
+             minutes: float | None = None, progress: bool = True) -> Path:
     """Render `count` scenes into out_dir/upface.npz; returns its path.
 
-    Arrays: crops (N, 64, 64, 3) uint8 BGR; targets (N, 5) float32 (COLUMNS); angle_known (N,)
+    Arrays: crops (N, size, size, 3) uint8 BGR (the face reader's framing; 64 px is its own size, a
+    larger one shows a small die's numeral strokes); targets (N, 5) float32 (COLUMNS); angle_known (N,)
     bool; kind (N,) int8 index into KINDS; scene (N,) int32, the scene a crop came from (hold
     out whole scenes for validation: crops of one die are near copies); side (N,) float32, the
     crop's side in frame pixels (how many pixels the die really had). Each die is cut
-    `crops_per_die` times with independent box jitter, which costs no rendering."""
+    `crops_per_die` times with independent box jitter, which costs no rendering. With `minutes`, it
+    stops after that long with the scenes rendered so far (a lent GPU's time is counted)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0F1D]))
@@ -202,12 +205,15 @@ def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, pr
             for smp in samples:
                 for _ in range(crops_per_die):
                     box = jitter_box(smp.box, rng)
-                    crops.append(square_crop(img, box, CROP_MARGIN, CROP_SIZE))
+                    crops.append(square_crop(img, box, CROP_MARGIN, size))
                     targets.append(crop_target(smp.point, smp.top, smp.facing, box))
                     known.append(smp.angle_known)
                     kind.append(KINDS.index(smp.kind))
                     scene.append(i)
                     side.append(crop_frame(box)[2])
+            if minutes is not None and time.perf_counter() - t0 > minutes * 60:
+                count = i + 1
+                break
             if progress and (i + 1) % 200 == 0:
                 dt = time.perf_counter() - t0
                 print(f"{i + 1}/{count} scenes, {len(crops)} crops, {len(crops) / dt:.1f} crops/s", flush=True)
@@ -218,7 +224,7 @@ def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, pr
     meta = {"scenes": count, "seed": seed, "crops": len(crops), "crops_per_die": crops_per_die,
             "seconds": round(dt, 1), "dice_per_s": round(len(crops) / crops_per_die / dt, 1),
             "columns": list(COLUMNS), "kinds": list(KINDS), "box_jitter": BOX_JITTER,
-            "margin": CROP_MARGIN, "size": CROP_SIZE}
+            "margin": CROP_MARGIN, "size": size}
     (out_dir / "upface.json").write_text(json.dumps(meta, indent=1) + "\n")
     return path
 
@@ -227,7 +233,7 @@ def draw_target(crop: np.ndarray, target: np.ndarray, zoom: int = 3, colour=(0, 
                 angle: bool = True) -> np.ndarray:
     """The crop scaled up `zoom` times with the target's point and (when `angle`) an arrow
     towards the numeral's top; draw on the result again for a second target."""
-    img = crop if crop.shape[0] != CROP_SIZE else cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
+    img = crop if crop.shape[0] > CROP_SIZE else cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
     s = img.shape[0]
     u, v, c, sn = (float(x) for x in target[:4])
     p = np.array([(u + 0.5) * s, (v + 0.5) * s])
@@ -264,9 +270,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--count", type=int, default=6000, help="scenes to render")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--crops-per-die", type=int, default=2)
+    ap.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels (the finder's input)")
+    ap.add_argument("--minutes", type=float, default=None, help="stop rendering after this long")
     ap.add_argument("--sheet", action="store_true", help="also write labels_sheet.png (64 crops)")
     a = ap.parse_args(argv)
-    path = generate(a.out, a.count, a.seed, crops_per_die=a.crops_per_die)
+    path = generate(a.out, a.count, a.seed, crops_per_die=a.crops_per_die, size=a.size, minutes=a.minutes)
     if a.sheet:
         z = np.load(path)
         idx = np.random.default_rng(1).choice(len(z["crops"]), min(64, len(z["crops"])), replace=False)

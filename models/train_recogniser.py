@@ -84,7 +84,7 @@ def harvest(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], *, 
         items = [items[i] for i in sorted(rng.choice(len(items), cap, replace=False))]
     windows, kinds, values, groups = [], [], [], []
     for item, img, dets, dice in detected_photos(reader, items):
-        looks = reader.looks(reader.crops(img, dets.xyxy))
+        looks = reader.looks(img, dets.xyxy, reader.crops(img, dets.xyxy))
         for d, j in dice:
             if d.value is None or (d.kind.value, d.value) not in FACE_INDEX or len(looks[j]) != LOOKS:
                 continue

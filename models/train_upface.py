@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, KINDS
+from dicecam.vision.crops import CROP_MARGIN, KINDS
 
 from .upface_net import COLUMNS, UpFaceNet
 
@@ -44,6 +44,7 @@ class UpFaceTrainConfig:
     threads: int = 1
     val_every: int = 10  # scene i is held out when i % val_every == val_every - 1
     max_minutes: float = 19.0  # stop early (and still export) past this wall-clock budget
+    device: str = "cpu"  # "cuda" on a lent GPU: the crops then live on it, augmentation too
     # Loss weights: a centre error of 0.05 crop sides should matter about as much as a 25-degree turn.
     w_point: float = 8.0
     w_angle: float = 1.0
@@ -53,7 +54,7 @@ class UpFaceTrainConfig:
 
 @dataclass
 class UpFaceData:
-    crops: np.ndarray  # (N, 64, 64, 3) uint8 BGR
+    crops: np.ndarray  # (N, S, S, 3) uint8 BGR, S the finder's input size (64 or 128)
     targets: np.ndarray  # (N, 5) COLUMNS
     angle_known: np.ndarray  # (N,) bool
     kind: np.ndarray  # (N,) index into KINDS
@@ -73,21 +74,23 @@ class UpFaceData:
 
 
 def to_input(crops: torch.Tensor) -> torch.Tensor:
-    """(N, 64, 64, 3) uint8 -> (N, 3, 64, 64) float 0..1, as the runtime feeds the network."""
+    """(N, S, S, 3) uint8 -> (N, 3, S, S) float 0..1, as the runtime feeds the network."""
     return crops.permute(0, 3, 1, 2).float() * (1.0 / 255.0)
 
 
 def augment(x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """x: (N, 3, S, S) in 0..1, y: (N, 5) targets -> both augmented (y turned with any roll)."""
     n, _, s, _ = x.shape
+    dev = x.device  # gen must live there too
 
     def u(lo: float, hi: float) -> torch.Tensor:
-        return lo + (hi - lo) * torch.rand(n, generator=gen)
+        return lo + (hi - lo) * torch.rand(n, generator=gen, device=dev)
 
-    a = (torch.randn(n, generator=gen) * (MAX_ROLL / 2)).clamp(-MAX_ROLL, MAX_ROLL)  # clockwise on screen
+    a = (torch.randn(n, generator=gen, device=dev) * (MAX_ROLL / 2)).clamp(-MAX_ROLL, MAX_ROLL)  # clockwise on screen
     c, sn = torch.cos(a), torch.sin(a)
     # affine_grid maps output to input coordinates: the inverse (anticlockwise) turn.
-    theta = torch.stack([torch.stack([c, sn, torch.zeros(n)], 1), torch.stack([-sn, c, torch.zeros(n)], 1)], 1)
+    zero = torch.zeros(n, device=dev)
+    theta = torch.stack([torch.stack([c, sn, zero], 1), torch.stack([-sn, c, zero], 1)], 1)
     grid = F.affine_grid(theta, (n, 3, s, s), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     y = y.clone()
@@ -95,24 +98,24 @@ def augment(x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> tuple[tor
     y[:, 0], y[:, 1] = c * uu - sn * vv, sn * uu + c * vv
     ca, sa = y[:, 2].clone(), y[:, 3].clone()
     y[:, 2], y[:, 3] = ca * c - sa * sn, sa * c + ca * sn  # theta + a
-    # Few pixels: a share of crops shrunk to 16-40 px and back.
-    small = torch.rand(n, generator=gen) < 0.25
+    # Few pixels: a share of crops shrunk to 16-40 px (of 64; in proportion for larger crops) and back.
+    small = torch.rand(n, generator=gen, device=dev) < 0.25
     if small.any():
-        k = int(torch.randint(16, 41, (1,), generator=gen))
+        k = int(torch.randint(16, 41, (1,), generator=gen, device=dev)) * s // 64
         x[small] = F.interpolate(F.interpolate(x[small], size=(k, k), mode="area"), size=(s, s), mode="bilinear",
                                  align_corners=False)
-    blur = torch.rand(n, generator=gen) < 0.2
+    blur = torch.rand(n, generator=gen, device=dev) < 0.2
     if blur.any():
-        k = torch.tensor([1.0, 2.0, 1.0])
+        k = torch.tensor([1.0, 2.0, 1.0], device=dev)
         k = (k[:, None] * k[None, :]) / 16
         x[blur] = F.conv2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), k.expand(3, 1, 3, 3), groups=3)
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
-    wb = (1 + (torch.rand(n, 3, generator=gen) - 0.5) * 0.2)[:, :, None, None]
+    wb = (1 + (torch.rand(n, 3, generator=gen, device=dev) - 0.5) * 0.2)[:, :, None, None]
     x = ((x - mean) * u(0.7, 1.3)[:, None, None, None] + mean) * u(0.7, 1.3)[:, None, None, None] * wb
-    grey = torch.rand(n, generator=gen) < 0.05
+    grey = torch.rand(n, generator=gen, device=dev) < 0.05
     if grey.any():
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    x = x + torch.randn(x.shape, generator=gen) * u(0, 0.03)[:, None, None, None]
+    x = x + torch.randn(x.shape, generator=gen, device=dev) * u(0, 0.03)[:, None, None, None]
     return x.clamp(0, 1), y
 
 
@@ -155,8 +158,17 @@ def figures(pred: np.ndarray, data: UpFaceData, idx: np.ndarray) -> dict:
 @torch.no_grad()
 def predict(model: torch.nn.Module, crops: np.ndarray, batch: int = 512) -> np.ndarray:
     model.eval()
-    out = [model(to_input(torch.from_numpy(crops[s:s + batch]))).numpy() for s in range(0, len(crops), batch)]
+    dev = next(model.parameters()).device
+    out = [model(to_input(torch.from_numpy(crops[s:s + batch]).to(dev))).cpu().numpy()
+           for s in range(0, len(crops), batch)]
     return np.concatenate(out) if out else np.zeros((0, len(COLUMNS)), np.float32)
+
+
+def one_cycle(peak: float, done: float, warm: float = 0.1) -> float:
+    """The learning rate when `done` (0..1) of the training has run: up for `warm`, then a cosine to ~0."""
+    if done < warm:
+        return peak * (0.04 + 0.96 * done / warm)
+    return peak * 0.5 * (1 + math.cos(math.pi * (done - warm) / (1 - warm)))
 
 
 def train(data: UpFaceData, cfg: UpFaceTrainConfig, log=print) -> tuple[UpFaceNet, dict]:
@@ -164,14 +176,15 @@ def train(data: UpFaceData, cfg: UpFaceTrainConfig, log=print) -> tuple[UpFaceNe
     torch.set_num_threads(cfg.threads)
     val = data.scene % cfg.val_every == cfg.val_every - 1
     tr, va = np.flatnonzero(~val), np.flatnonzero(val)
-    crops = torch.from_numpy(data.crops)
-    targets = torch.from_numpy(data.targets)
-    known = torch.from_numpy(data.angle_known)
-    model = UpFaceNet(cfg.width)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    dev = torch.device(cfg.device)
+    crops = torch.from_numpy(data.crops).to(dev)
+    targets = torch.from_numpy(data.targets).to(dev)
+    known = torch.from_numpy(data.angle_known).to(dev)
+    model = UpFaceNet(cfg.width, size=data.crops.shape[1]).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=one_cycle(cfg.lr, 0.0), weight_decay=cfg.weight_decay)
     steps = max(1, len(tr) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, cfg.lr, total_steps=cfg.epochs * steps, pct_start=0.1)
-    gen = torch.Generator().manual_seed(cfg.seed)
+    total_steps = cfg.epochs * steps
+    gen = torch.Generator(dev).manual_seed(cfg.seed)
     t_start = time.perf_counter()
     log(f"upface: {len(tr)} training crops, {len(va)} validation crops, "
         f"{sum(p.numel() for p in model.parameters())} parameters")
@@ -179,20 +192,24 @@ def train(data: UpFaceData, cfg: UpFaceTrainConfig, log=print) -> tuple[UpFaceNe
     for epoch in range(cfg.epochs):
         model.train()
         t0 = time.perf_counter()
-        order = torch.from_numpy(tr)[torch.randperm(len(tr), generator=gen)]
+        order = torch.from_numpy(tr).to(dev)[torch.randperm(len(tr), generator=gen, device=dev)]
         total = 0.0
         for s in range(steps):
             j = order[s * cfg.batch:(s + 1) * cfg.batch]
             x, y = augment(to_input(crops[j]), targets[j], gen)
             # The glimpse is taken at the labelled point, off by about what the found point is.
-            look_at = y[:, :2] + torch.randn(len(j), 2, generator=gen) * cfg.glimpse_jitter
+            look_at = y[:, :2] + torch.randn(len(j), 2, generator=gen, device=dev) * cfg.glimpse_jitter
             loss = loss_fn(model(x, look_at), y, known[j], cfg)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            sched.step()
+            # One cycle (a tenth warming up, then a cosine down) over whichever runs out first, the
+            # epochs or the minutes, so that a run stopped at its budget still ends with a small step.
+            done = max((epoch * steps + s + 1) / total_steps, (time.perf_counter() - t_start) / 60 / cfg.max_minutes)
+            for g in opt.param_groups:
+                g["lr"] = one_cycle(cfg.lr, min(done, 1.0))
             total += loss.item()
-            if (time.perf_counter() - t_start) / 60 > cfg.max_minutes:
+            if done >= 1.0 and epoch * steps + s + 1 < total_steps:
                 stopped = True
                 break
         fig = figures(predict(model, data.crops[va]), data, va)["all"]
@@ -224,11 +241,11 @@ def export(model: UpFaceNet, path: Path, result: dict, cfg: UpFaceTrainConfig, d
     """ONNX with a dynamic batch, and the sidecar JSON that says what goes in and comes out."""
     model = model.to("cpu").eval()
     path = Path(path)
-    torch.onnx.export(model, torch.zeros(2, 3, CROP_SIZE, CROP_SIZE), str(path), input_names=["crops"],
+    torch.onnx.export(model, torch.zeros(2, 3, model.size, model.size), str(path), input_names=["crops"],
                       output_names=["upface"], dynamic_axes={"crops": {0: "n"}, "upface": {0: "n"}},
                       opset_version=17, dynamo=False)
     meta = {
-        "input": {"name": "crops", "size": CROP_SIZE, "margin": CROP_MARGIN, "channels": "BGR", "scale": "0-1",
+        "input": {"name": "crops", "size": model.size, "margin": CROP_MARGIN, "channels": "BGR", "scale": "0-1",
                   "layout": "NCHW", "framing": "vision.crops.square_crop of the die's box (the face reader's crop)"},
         "output": {"name": "upface", "columns": list(COLUMNS), "meaning": {
             "u, v": "centre of the value numeral relative to the crop centre, in crop sides (x right, y down)",
@@ -254,8 +271,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--epochs", type=int, default=UpFaceTrainConfig.epochs)
     ap.add_argument("--minutes", type=float, default=UpFaceTrainConfig.max_minutes)
     ap.add_argument("--checkpoint", type=Path, default=None, help="also save the torch weights here")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda on a lent GPU")
+    ap.add_argument("--batch", type=int, default=UpFaceTrainConfig.batch)
+    ap.add_argument("--lr", type=float, default=UpFaceTrainConfig.lr)
+    ap.add_argument("--threads", type=int, default=UpFaceTrainConfig.threads)
     a = ap.parse_args(argv)
-    cfg = UpFaceTrainConfig(epochs=a.epochs, max_minutes=a.minutes)
+    cfg = UpFaceTrainConfig(epochs=a.epochs, max_minutes=a.minutes, device=a.device, batch=a.batch, lr=a.lr,
+                            threads=a.threads)
     data = UpFaceData.load(a.data)
     data_meta = [json.loads(p.with_suffix(".json").read_text()) if p.with_suffix(".json").is_file()
                  else {"file": str(p)} for p in a.data]

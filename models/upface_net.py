@@ -14,6 +14,10 @@ defines the target). Two stages:
 
 The two angle estimates are summed (as unnormalised cos, sin), so each learns what the other
 cannot. About 95k parameters and 10 MFLOP per 64-px crop.
+
+A larger crop (`size` 128) first halves itself with one more strided layer, so the point is found
+as at 64 px, while the glimpse is cut from the full-resolution crop at twice the pixels: a d20's
+numeral is about 5 px tall in a 64-px crop, too few to tell which way it is turned.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from torch import nn
 
 # Output columns (vision/upface.py reads them in this order).
 COLUMNS = ("u", "v", "cos", "sin", "facing")
-GLIMPSE = 24  # pixels of the window (about native resolution in a 64-px crop)
+GLIMPSE = 24  # pixels of the window at 64 px (about native resolution); it scales with the crop
 GLIMPSE_SIDE = 0.34  # its side in crop sides: a numeral with a margin, on every kind
 
 
@@ -41,12 +45,18 @@ def _grid(n: int) -> torch.Tensor:
 
 
 class UpFaceNet(nn.Module):
-    def __init__(self, width: int = 16, grid: int = 8) -> None:
+    def __init__(self, width: int = 16, grid: int = 8, size: int = 64) -> None:
         super().__init__()
-        w = width
+        if size % 64:
+            raise ValueError(f"the finder's crop side must be a multiple of 64, not {size}")
+        w, self.size = width, size
+        self.glimpse_px = glimpse = GLIMPSE * size // 64
+        # Down to 64 px before the trunk, so that it sees the die as at 64 px (see the module notes).
+        down = [_conv(3 if i == 0 else 8, 8, 3, 2) for i in range(size // 64 - 1)]
         self.trunk = nn.Sequential(
+            *down,
             # A 5x5 stride-2 stem still sees every pixel: a small die's numeral strokes are 1-2 px.
-            _conv(3, w, 5, 2),  # 32x32
+            _conv(8 if down else 3, w, 5, 2),  # 32x32
             _conv(w, 2 * w, 3, 2),  # 16x16
             _conv(2 * w, 2 * w),
             _conv(2 * w, 4 * w, 3, 2),  # 8x8
@@ -56,19 +66,19 @@ class UpFaceNet(nn.Module):
         self.score = nn.Conv2d(3 * w, 1, 1)
         self.head = nn.Sequential(nn.Linear(6 * w, 32), nn.ReLU(inplace=True), nn.Linear(32, 3))
         self.glimpse = nn.Sequential(
-            _conv(3, 12),  # 24x24
+            _conv(3, 12),  # 24x24 (48x48 at 128 px)
             _conv(12, 24, 3, 2),  # 12x12
             _conv(24, 32, 3, 2),  # 6x6
             _conv(32, 32, 3, 2),  # GLIMPSE/8 square: keeps where strokes are, which a global pool would not
             nn.Flatten(),
-            nn.Linear(32 * (GLIMPSE // 8) ** 2, 24), nn.ReLU(inplace=True), nn.Linear(24, 2),
+            nn.Linear(32 * (glimpse // 8) ** 2, 24), nn.ReLU(inplace=True), nn.Linear(24, 2),
         )
         self.register_buffer("cells", _grid(grid), persistent=False)
         # grid_sample's coordinates run -1..1 over the crop: twice crop units.
-        self.register_buffer("window", _grid(GLIMPSE) * (2 * GLIMPSE_SIDE), persistent=False)
+        self.register_buffer("window", _grid(glimpse) * (2 * GLIMPSE_SIDE), persistent=False)
 
     def forward(self, x: torch.Tensor, look_at: torch.Tensor | None = None) -> torch.Tensor:
-        """x: (N, 3, 64, 64) BGR in 0..1. Returns (N, 5): u, v, cos, sin (not normalised), facing.
+        """x: (N, 3, S, S) BGR in 0..1, S = size. Returns (N, 5): u, v, cos, sin (not normalised), facing.
 
         look_at: (N, 2) where to take the glimpse instead of the found point (training shows it
         the labelled point, jittered, so it learns to read numerals before the point is good)."""
@@ -80,7 +90,7 @@ class UpFaceNet(nn.Module):
         at_point = torch.bmm(f, attn.unsqueeze(2)).squeeze(2)
         rest = self.head(torch.cat([at_point, f.mean(2)], 1))
         centre = (uv if look_at is None else look_at).detach()
-        side = int(round(self.window.shape[0] ** 0.5))
+        side = self.glimpse_px
         grid = (self.window.unsqueeze(0) + 2 * centre.unsqueeze(1)).reshape(-1, side, side, 2)
         win = nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
         turn = rest[:, :2] + self.glimpse(win)

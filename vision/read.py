@@ -133,13 +133,19 @@ class Reader:
             return dets.kind_scores
         return _softmax(self.kind_head(kind_head_inputs(features, dets.kind_scores))[0])
 
-    def up_faces(self, crops: np.ndarray) -> np.ndarray | None:
-        """(N, 5) the finder's (u, v, cos, sin, facing) per crop, or None without a finder."""
-        return None if self.finder is None else self.finder(crops)
+    def up_faces(self, frame: np.ndarray, boxes: np.ndarray, crops: np.ndarray) -> np.ndarray | None:
+        """(N, 5) the finder's (u, v, cos, sin, facing) per die, or None without a finder. `crops` are the
+        face reader's; a finder that takes larger crops of the same framing gets its own cut."""
+        if self.finder is None:
+            return None
+        size = getattr(self.finder, "size", crops.shape[1])
+        if size != crops.shape[1]:
+            crops = crop_batch(frame, np.asarray(boxes, np.float32).reshape(-1, 4), size=size)
+        return self.finder(crops)
 
-    def looks(self, crops: np.ndarray) -> list[tuple[Look, ...]]:
+    def looks(self, frame: np.ndarray, boxes: np.ndarray, crops: np.ndarray) -> list[tuple[Look, ...]]:
         """Where each die's numeral windows look: the finder's up face and the crop's centre."""
-        return _looks(self.up_faces(crops), len(crops))
+        return _looks(self.up_faces(frame, boxes, crops), len(crops))
 
     def readings(self, frame: np.ndarray, dets: Detections):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
@@ -155,7 +161,7 @@ class Reader:
         if self.memory is not None and len(self.memory) and features is not None:
             recall = self.memory.recall(features)
             kind_prior = recall.kind_prior(kind_prior)
-        up = self.up_faces(crops_u8)
+        up = self.up_faces(frame, dets.xyxy, crops_u8)
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, _looks(up, len(crops_u8)))
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
@@ -177,7 +183,7 @@ class Reader:
         out = self._faces_with_features(crops)
         scores = None
         if self.numerals is not None and len(boxes):
-            scores = self.numerals(frame, boxes, self.looks(crops)).face_ll.max(1)
+            scores = self.numerals(frame, boxes, self.looks(frame, boxes, crops)).face_ll.max(1)
         return Learnable(crops, out[3], scores, _softmax(out[0]))
 
     def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:

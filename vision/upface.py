@@ -1,8 +1,10 @@
 """Where to look in a die's crop for its value numeral, and which way the numeral is turned.
 
 `UpFaceFinder` runs the shipped up-face finder (models/upface.onnx, trained on renders by
-models/train_upface.py) on the face reader's own crops (vision/crops.py: a square of the die's
-box plus CROP_MARGIN on each side). Its answer per crop, as columns of an (N, 5) array:
+models/train_upface.py) on crops framed as the face reader's are (vision/crops.py: a square of the
+die's box plus CROP_MARGIN on each side), at the size its .json names (64 px as shipped: the face
+reader's own crops; vision/read.py cuts others where a finder takes larger ones). Its answer per
+crop, as columns of an (N, 5) array:
 
 - u, v: the value numeral's centre relative to the crop centre, in crop sides (x right, y down).
   For a tilted camera the up face sits above the die's centre; a neighbour's clear numeral is
@@ -60,7 +62,7 @@ class UpFaceFinder:
         return cls(open_session(path, "onnxruntime", threads), size)
 
     def __call__(self, crops: np.ndarray) -> np.ndarray:
-        """crops: (N, S, S, 3) uint8 BGR, S the finder's size (64) -> (N, 5) float32, COLUMNS."""
+        """crops: (N, S, S, 3) uint8 BGR, S the finder's size (its .json; 64 as shipped) -> (N, 5) float32, COLUMNS."""
         crops = np.asarray(crops)
         if crops.ndim != 4 or crops.shape[1:] != (self.size, self.size, 3):
             raise DicecamError(f"the up-face finder takes (N, {self.size}, {self.size}, 3) crops, "

@@ -140,3 +140,23 @@ def test_the_shipped_weights_find_and_read_rendered_dice(shipped):
     assert found >= 0.70, figures
     assert figures["dice_read_right"] >= 0.39, figures
     assert figures["colour_accuracy"] >= 0.90, figures
+
+
+def test_a_finder_that_takes_larger_crops_gets_its_own_cut_of_the_same_framing(shipped, monkeypatch):
+    seen = []
+
+    class LargerFinder:
+        size = 128
+
+        def __call__(self, crops):
+            seen.append(crops)
+            return np.tile([[0.0, 0.0, 1.0, 0.0, 1.0]], (len(crops), 1)).astype(np.float32)
+
+    frame = np.random.default_rng(3).integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    boxes = np.array([[100, 100, 180, 190], [300, 200, 340, 260]], np.float32)
+    crops = shipped.crops(frame, boxes)
+    monkeypatch.setattr(shipped, "finder", LargerFinder())
+    assert shipped.up_faces(frame, boxes, crops).shape == (2, 5)
+    assert seen[0].shape == (2, 128, 128, 3)
+    assert np.array_equal(seen[0][1], square_crop(frame, boxes[1], size=128))
+    assert len(shipped.looks(frame, boxes, crops)) == 2
