@@ -47,10 +47,11 @@ def test_a_run_stopped_by_its_minutes_still_exports_a_finder_the_reader_loads(tm
     # crashes a process in which Mesa's software GL (the renderer's tests) already runs.
     rng = np.random.default_rng(0)
     n = 64
-    targets = np.concatenate([rng.uniform(-0.3, 0.3, (n, 2)), np.tile([[1.0, 0.0]], (n, 1)), rng.uniform(0, 1, (n, 1))], 1)
+    targets = np.concatenate([rng.uniform(-0.3, 0.3, (n, 2)), np.tile([[1.0, 0.0]], (n, 1)),
+                              rng.uniform(0, 1, (n, 1))], 1)
     np.savez(tmp_path / "upface.npz", crops=rng.integers(0, 255, (n, 128, 128, 3), dtype=np.uint8),
-             targets=targets.astype(np.float32), angle_known=np.ones(n, bool), kind=rng.integers(0, 7, n).astype(np.int8),
-             scene=(np.arange(n) // 4).astype(np.int32))
+             targets=targets.astype(np.float32), angle_known=np.ones(n, bool),
+             kind=rng.integers(0, 7, n).astype(np.int8), scene=(np.arange(n) // 4).astype(np.int32))
     out = tmp_path / "upface.onnx"
     done = subprocess.run([sys.executable, "-m", "dicecam.models.train_upface", str(tmp_path / "upface.npz"), str(out),
                            "--epochs", "1000", "--batch", "16", "--minutes", "0.02"], capture_output=True, text=True)

@@ -17,8 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.marks import NINE, SIX, UNSEEN
-from dicecam.vision.numerals import (ANGLES, FALLBACK, SIX_NEAR, Look, NumeralReader, die_windows, face_spellings,
-                                     finder_looks, mark_beside_six, marks_decide, marks_seen, window_place)
+from dicecam.vision.numerals import (ANGLES, FALLBACK, SIX_NEAR, SIX_READ, Look, NumeralReader, die_windows,
+                                     face_spellings, finder_looks, mark_beside_six, marks_decide, marks_seen,
+                                     window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -205,12 +206,17 @@ def test_the_mark_is_looked_for_beside_the_clearest_six_turned_upright():
     # its top): the mark is looked for in the picture, around the window where the "6" reads best.
     looks = FALLBACK
     for turned in (0, 60, 180):
-        k = ANGLES.index((turned) % 360)  # the centre look's window that turns the numeral upright
-        assert mark_beside_six(drawn_die("6", turned, dot_before_top=True), BOX[0], looks, *six_read_at(looks, k)) == NINE
-        assert mark_beside_six(drawn_die("6", turned), BOX[0], looks, *six_read_at(looks, k)) == UNSEEN
-    # A "6" far less clear than the die's numeral is not what the die shows: no mark is looked for.
+        k = ANGLES.index(turned % 360)  # the centre look's window that turns the numeral upright
+        scores = six_read_at(looks, k)
+        assert mark_beside_six(drawn_die("6", turned, dot_before_top=True), BOX[0], looks, *scores) == NINE
+        assert mark_beside_six(drawn_die("6", turned), BOX[0], looks, *scores) == UNSEEN
+    # A "6" far less clear than the die's numeral is not what the die shows, and one the recogniser barely
+    # reads (a blurred or tiny die reads everything faintly) is no 6 to look beside: no mark is looked for.
     far = six_read_at(looks, 0, lead=SIX_NEAR + 1)
     assert mark_beside_six(drawn_die("6", 0, dot_before_top=True), BOX[0], looks, *far) == UNSEEN
+    faint = np.full((sum(look.count for look in looks), len(FACE_CLASSES)), -20.0)
+    faint[0, FACE_CLASSES.index(("d20", 6))] = SIX_READ - 0.5  # the die's best reading, yet faint
+    assert mark_beside_six(drawn_die("6", 0, dot_before_top=True), BOX[0], looks, faint, faint) == UNSEEN
 
 
 def test_a_seen_mark_puts_the_other_face_of_the_pair_below_and_leaves_other_faces_alone():
