@@ -71,11 +71,11 @@ def _glyph(mask: np.ndarray, stats: np.ndarray, labels: np.ndarray) -> int | Non
     return None if (digit & beside).any() else best
 
 
-def _glyph_frame(labels: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(origin, right, down) of the numeral's own axes: its centroid, and unit vectors across and along its
-    long axis (a "6" is taller than wide). The reader's windows are turned in steps of 30 degrees and a
-    numeral on a tilted face leans further: where its mark sits is judged square to the numeral itself."""
-    ys, xs = np.nonzero(labels == g)
+def _glyph_frame(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(origin, right, down) of the numeral's own axes from its pixels: its centroid, and unit vectors across
+    and along its long axis (a "6" is taller than wide). The reader's windows are turned in steps of 30
+    degrees and a numeral on a tilted face leans further: where its mark sits is judged square to the
+    numeral itself."""
     origin = np.array([xs.mean(), ys.mean()])
     dx, dy = xs - origin[0], ys - origin[1]
     cov = np.array([[(dx * dx).mean(), (dx * dy).mean()], [(dx * dy).mean(), (dy * dy).mean()]])
@@ -100,8 +100,8 @@ def _marks_in(mask: np.ndarray) -> set[int]:
         return set()
     ga = float(stats[g, 4])
     h, w = mask.shape
-    origin, right, down = _glyph_frame(labels, g)
     ys, xs = np.nonzero(labels == g)
+    origin, right, down = _glyph_frame(xs, ys)
     u0, u1 = _extent(xs, ys, origin, right)
     v0, v1 = _extent(xs, ys, origin, down)
     gw, gh = u1 - u0, v1 - v0
