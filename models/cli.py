@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dicecam.mechanics.errors import DicecamError, LimitError
 
-STAGES = ("synth", "real", "detector", "reader", "export", "kind", "recogniser", "doubt")
+STAGES = ("synth", "real", "detector", "reader", "export", "kind", "diecheck", "recogniser", "doubt")
 # The recogniser's fine-tune is asked for by name: measured on runs it never learnt (its cross-fit), it
 # reads about as well as the wheel's and its doubt lets no numeral die be sure (models/MODEL_CARD.md).
 DEFAULT_STAGES = tuple(s for s in STAGES if s != "recogniser")

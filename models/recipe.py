@@ -8,7 +8,8 @@ Stages, each skipped when its output is already in the work folder:
 3. train the detector (work/runs/detector, ultralytics resume),
 4. train the face reader (work/reader, per-epoch checkpoints),
 5. export both to ONNX under --export with their sidecar JSON and the model card,
-6. fit the kind head (renders in work/kind_synth and the real photos' training parts),
+6. fit the kind head (renders in work/kind_synth and the real photos' training parts), then the die check
+   (which of the detector's boxes hold a die) on the same photos,
 7. fine-tune the text recogniser on dice (models/train_recogniser.py; renders in work/recogniser_synth),
    and the cross-fit's recognisers, each without part of the real runs (work/recogniser_folds),
 8. fit the doubt model on all of them as they will ship (photos the recogniser learnt read by the fold's
@@ -35,6 +36,7 @@ from dicecam.datasets.synth import generate
 from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
 from .train_doubt import train_doubt
 from .train_recogniser import RecogniserTrainConfig, train_recogniser
+from .train_diecheck import train_diecheck
 from .train_kind import train_kind_head
 from .train_detector import DetectorTrainConfig, detector_figures, export_detector, train_detector, write_data_yaml
 from .train_reader import ReaderTrainConfig, build_model, export_reader, train_reader
@@ -52,7 +54,7 @@ class Recipe:
     workers: int = 2
     detector: DetectorTrainConfig = field(default_factory=DetectorTrainConfig)
     reader: ReaderTrainConfig = field(default_factory=ReaderTrainConfig)
-    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "doubt")  # "recogniser" on request
+    stages: tuple[str, ...] = ("synth", "real", "detector", "reader", "export", "kind", "diecheck", "doubt")  # "recogniser" on request
     kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
     recogniser_images: int = 800  # renders the text recogniser is fine-tuned on (seed + 2)
     recogniser: RecogniserTrainConfig = field(default_factory=RecogniserTrainConfig)
@@ -61,7 +63,7 @@ class Recipe:
 FOLDS = "recogniser_folds"  # WORK/FOLDS: the recognisers of the cross-fit (train_recogniser.fine_tune_fold)
 # What a reader folder holds beside the text recogniser (the doubt model is refitted after it).
 SHIPPED_BESIDE = ("detector.onnx", "detector.json", "reader.onnx", "reader.json", "upface.onnx", "upface.json",
-                  "kind.onnx", "kind.json")
+                  "kind.onnx", "kind.json", "diecheck.json")
 
 
 def _colours() -> list[str]:
@@ -121,6 +123,13 @@ def run(r: Recipe, log=print) -> dict:
         reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
         figures["kind"] = train_kind_head(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
         timings["kind_s"] = round(time.perf_counter() - t, 1)
+    if "diecheck" in r.stages:
+        t = time.perf_counter()
+        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head", log)
+        # The check reads the face reader's features, as the kind head does: the reader it ships beside.
+        reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
+        figures["diecheck"] = train_diecheck(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
+        timings["diecheck_s"] = round(time.perf_counter() - t, 1)
     if "recogniser" in r.stages:
         t = time.perf_counter()
         rendered = _rendered(r, "recogniser_synth", r.recogniser_images, r.seed + 2, "the text recogniser", log)

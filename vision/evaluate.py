@@ -179,6 +179,9 @@ class Report:
     failed: int = 0
     kinds: dict[str, KindScore] = field(default_factory=lambda: {k: KindScore() for k in KINDS})
     confusion: Counter = field(default_factory=Counter)
+    boxed: int = 0  # labelled dice matched to a reading, whatever its kind
+    extra: int = 0  # readings that match no labelled die (on a photo of one die, all but the surest)
+    fit: list[float] = field(default_factory=list)  # box overlap of each matched die whose label has a box
 
     def to_json(self) -> dict:
         per_kind = {}
@@ -200,6 +203,11 @@ class Report:
             "colour_accuracy": _ratio(total("colour_right"), total("colour_known")),
             # Of the dice read without a doubt flag, the share that is wrong (kind, or value where known).
             "read_sure": _ratio(total("sure"), total("truth")), "sure_wrong": _ratio(total("sure_wrong"), total("sure")),
+            # Boxes: the labelled dice some reading matches (any kind), how well the boxes fit the labelled
+            # ones, and readings of no labelled die (a set that labels every die: things read as dice).
+            "dice_boxed": _ratio(self.boxed, total("truth")),
+            "box_iou_median": round(float(np.median(self.fit)), 4) if self.fit else None,
+            "extra_readings": self.extra,
             "per_kind": per_kind,
             "confusion": [{"truth": t, "read": p, "count": c} for (t, p), c in self.confusion.most_common(20)],
         }
@@ -268,6 +276,9 @@ def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: li
     truth = [t if isinstance(t, TruthDie) else TruthDie.of(t) for t in truth]
     t_used = _match(truth, pred, single)
     exact = len(pred) == len(truth)
+    report.boxed += len(t_used)
+    report.extra += len(pred) - len(t_used)
+    report.fit += [iou(truth[i].box, pred[j].box) for i, j in t_used.items() if truth[i].box and pred[j].box]
     for p in pred:
         report.kinds[p.type.value].predicted += 1
     for i, t in enumerate(truth):

@@ -23,6 +23,7 @@ from .backends import default_backend, open_session
 from .belief import Belief, Doubt, both_views, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
+from .diecheck import FILE as CHECK_FILE, DieCheck, check_inputs, relative_side
 from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
 from .upface import MODEL_FILE, UpFaceFinder
@@ -62,8 +63,12 @@ class Reader:
     def __init__(self, detector: Model, faces: Model, *, input_size: tuple[int, int] = (416, 320),
                  colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom",
                  crop_size: int = CROP_SIZE, model_id: str = "custom", numerals: NumeralReader | None = None,
-                 finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None, doubt: Doubt | None = None) -> None:
+                 finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None, doubt: Doubt | None = None,
+                 check: DieCheck | None = None) -> None:
         self.detector, self.faces = detector, faces
+        # The die check (vision/diecheck.py) reads the detector below its threshold and keeps the boxes
+        # the face network sees a die in; without it the detector's threshold alone decides.
+        self.check = check
         # Numerals are text (vision/numerals.py); the finder says where the up face's numeral is and
         # which way it is turned; the kind head refines the detector's kind. Each is optional: without
         # them the reader is the face network alone, as tests with fakes use it.
@@ -79,8 +84,9 @@ class Reader:
 
     @classmethod
     def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None,
-             kind_head: bool = True, doubt: bool = True) -> "Reader":
-        """The shipped reader; `kind_head=False` / `doubt=False` leave that part out (to fit a new one)."""
+             kind_head: bool = True, doubt: bool = True, check: bool = True) -> "Reader":
+        """The shipped reader; `kind_head=False` / `doubt=False` / `check=False` leave that part out (to fit
+        a new one)."""
         folder = Path(folder) if folder else models_dir()
         det, faces = folder / "detector.onnx", folder / "reader.onnx"
         for f in (det, faces, det.with_suffix(".json"), faces.with_suffix(".json")):
@@ -100,15 +106,48 @@ class Reader:
                    backend=name, crop_size=int(fmeta["input"]["size"]), model_id=model_id,
                    numerals=numerals, finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
-                   doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None)
+                   doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None,
+                   check=DieCheck.load(folder / CHECK_FILE, model_id) if check and (folder / CHECK_FILE).is_file() else None)
 
     def detect(self, frame: np.ndarray) -> Detections:
+        """The dice in a frame: the detector's boxes, and where there is a die check, the ones it keeps."""
+        return self._found(frame)[0]
+
+    def boxes(self, frame: np.ndarray, min_score: float | None = None) -> Detections:
+        """The detector's own boxes scored `min_score` (default: its threshold, or the check's floor) or more."""
+        if min_score is None:
+            min_score = self.min_score if self.check is None else min(self.min_score, self.check.floor)
         h, w = frame.shape[:2]
         lb = Letterbox.fit(w, h, self.in_w, self.in_h)
         x = lb.apply(frame, self.in_w, self.in_h)
         x = np.ascontiguousarray(x[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) * (1 / 255.0)
         raw = self.detector(x)[0]
-        return Detections.from_yolo(raw, lb.scale, lb.pad, (w, h), min_score=self.min_score)
+        return Detections.from_yolo(raw, lb.scale, lb.pad, (w, h), min_score=min_score)
+
+    def seen(self, frame: np.ndarray, dets: Detections) -> "Seen":
+        """The face network's view of each box: its crops and raw outputs."""
+        crops = self.crops(frame, dets.xyxy)
+        return Seen(crops, self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32)))
+
+    def die_chance(self, frame: np.ndarray, dets: Detections, seen: "Seen") -> np.ndarray:
+        """(N,) the die check's chance that each box holds a die (needs a check and the network's features)."""
+        if self.check is None or len(seen.out) < 4:
+            raise DicecamError("this reader has no die check, or its face reader gives no features")
+        h, w = frame.shape[:2]
+        return self.check.chance(check_inputs(seen.out[3], dets.kind_scores, dets.confidence,
+                                              relative_side(dets.xyxy, w, h)))
+
+    def _found(self, frame: np.ndarray) -> tuple[Detections, "Seen | None"]:
+        """The dice in a frame, and the face network's view of them when the check needed it."""
+        dets = self.boxes(frame)
+        if self.check is None or not len(dets):
+            return dets, None
+        seen = self.seen(frame, dets)
+        if len(seen.out) < 4:  # a face reader without features: the detector's threshold alone
+            keep = dets.confidence >= self.min_score
+        else:
+            keep = self.check.keep(self.die_chance(frame, dets, seen), dets.confidence)
+        return dets[keep], seen[keep]
 
     def crops(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8: the face reader's view of each box."""
@@ -147,13 +186,14 @@ class Reader:
         """Where each die's numeral windows look: the finder's up face and the crop's centre."""
         return _looks(self.up_faces(frame, boxes, crops), len(crops))
 
-    def readings(self, frame: np.ndarray, dets: Detections):
+    def readings(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
         memory recalls of them (None without one), and, where the memory's glyphs moved a die, both views
         stacked (`both_views`; else None). A recognised die's kind goes into the readers' kind prior here,
-        and the taught dice's glyphs into the recogniser's scores and the face network's probabilities."""
-        crops_u8 = self.crops(frame, dets.xyxy)
-        out = self.faces(crops_u8.transpose(0, 3, 1, 2).astype(np.float32))
+        and the taught dice's glyphs into the recogniser's scores and the face network's probabilities.
+        `view`: the face network's view of `dets` when it was already taken (`Reader.seen`)."""
+        view = view if view is not None else self.seen(frame, dets)
+        crops_u8, out = view.crops, view.out
         features = out[3] if len(out) >= 4 else None
         face_p = _softmax(out[0])
         kind_prior = self.kind_prior(dets, features)
@@ -186,10 +226,10 @@ class Reader:
             scores = self.numerals(frame, boxes, self.looks(frame, boxes, crops)).face_ll.max(1)
         return Learnable(crops, out[3], scores, _softmax(out[0]))
 
-    def read_faces(self, frame: np.ndarray, dets: Detections) -> Detections:
+    def read_faces(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None) -> Detections:
         if not len(dets):
             return dets
-        seen, out, recall, both = self.readings(frame, dets)
+        seen, out, recall, both = self.readings(frame, dets, view)
         if both is None:
             belief = decide(seen, self.doubt)
         else:  # one pass of the doubt model over both views
@@ -208,10 +248,21 @@ class Reader:
             uncertain=belief.uncertain, doubt=doubt)
 
     def read(self, frame: np.ndarray) -> Detections:
-        return self.read_faces(frame, self.detect(frame))
+        return self.read_faces(frame, *self._found(frame))
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The face network's view of N boxes: its crops (N, S, S, 3) uint8 and its raw outputs, each (N, ...)."""
+
+    crops: np.ndarray
+    out: list[np.ndarray]
+
+    def __getitem__(self, mask) -> "Seen":
+        return Seen(self.crops[mask], [o[mask] for o in self.out])
 
 
 @dataclass(frozen=True)

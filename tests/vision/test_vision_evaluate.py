@@ -31,3 +31,14 @@ def test_an_extra_die_spoils_an_otherwise_exact_image():
     score_image(report, truth, truth)
     score_image(report, truth, truth + [die("d4", 2, (40, 40, 50, 50))])
     assert report.to_json()["images_exact"] == 0.5
+
+
+def test_boxes_are_scored_by_the_dice_they_find_how_well_they_fit_and_the_readings_of_no_die():
+    report = Report()
+    truth = [die("d6", 3, (0, 0, 10, 10)), die("d8", 2, (100, 0, 110, 10)), die("d4", 1, (200, 0, 210, 10))]
+    pred = [die("d6", 3, (0, 0, 10, 10)), die("d12", 2, (100, 0, 110, 12)), die("d6", 1, (300, 300, 310, 310))]
+    score_image(report, truth, pred)
+    out = report.to_json()
+    assert out["dice_boxed"] == round(2 / 3, 4), "a box of the wrong kind still found its die"
+    assert out["box_iou_median"] == round((1 + 100 / 120) / 2, 4)
+    assert out["extra_readings"] == 1
