@@ -130,8 +130,9 @@ class SceneSpec:
     # Dice-tray walls: boxes (centre xyz, half sizes xyz) in mm, drawn in wall_colour.
     walls: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = field(default_factory=list)
     wall_colour: tuple[float, float, float] = (0.3, 0.2, 0.12)
-    # Clutter that is not a die (cards, erasers, tokens): (4x4 model of the unit cube, colour).
-    props: list[tuple[np.ndarray, tuple[float, float, float]]] = field(default_factory=list)
+    # Clutter that is not a die (cards, erasers, coins, knobs, cups): (4x4 model of the unit shape, colour,
+    # shape), the shape one of PROP_SHAPES (a unit cube or a unit cylinder, its axis along z).
+    props: list[tuple[np.ndarray, tuple[float, float, float], str]] = field(default_factory=list)
 
 
 VS_DIE = """
@@ -397,6 +398,43 @@ def _mesh_arrays(mesh: geometry.DieMesh, uvs) -> np.ndarray:
     return np.array(rows, np.float32)
 
 
+def _unit_cube() -> np.ndarray:
+    """Vertex rows (position, normal, uv, tangent, bitangent) of the cube [-1, 1]^3."""
+    rows = []
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            n = np.zeros(3)
+            n[axis] = sign
+            t = np.roll(n, 1) * sign
+            b = np.cross(n, t)
+            corners = [n + t * a + b * c for a, c in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            for k in (0, 1, 2, 0, 2, 3):
+                rows.append([*corners[k], *n, 0.5, 0.5, *t, *b])
+    return np.array(rows, np.float32)
+
+
+def _unit_cylinder(sides: int = 32) -> np.ndarray:
+    """Vertex rows of the cylinder of radius 1 from z = -1 to 1: a side smooth-shaded, two flat caps."""
+    rows = []
+    a = np.linspace(0, 2 * np.pi, sides + 1)
+    up = np.array([0.0, 0.0, 1.0])
+    for i in range(sides):
+        c0, c1 = (np.array([np.cos(t), np.sin(t), 0.0]) for t in (a[i], a[i + 1]))
+        quad = [(c0, -1), (c1, -1), (c1, 1), (c0, 1)]
+        for k in (0, 1, 2, 0, 2, 3):
+            n, z = quad[k]
+            rows.append([n[0], n[1], z, *n, 0.5, 0.5, *np.cross(up, n), *up])
+        for z in (-1.0, 1.0):  # caps: a fan from the centre, wound to face outwards
+            tri = [(0.0, 0.0), tuple(c0[:2]), tuple(c1[:2])] if z > 0 else [(0.0, 0.0), tuple(c1[:2]), tuple(c0[:2])]
+            for x, y in tri:
+                rows.append([x, y, z, 0.0, 0.0, z, 0.5, 0.5, 1.0, 0.0, 0.0, 0.0, z, 0.0])
+    return np.array(rows, np.float32)
+
+
+# The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape.
+PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder}
+
+
 def look_at(eye, target, up) -> np.ndarray:
     f = target - eye
     f = f / np.linalg.norm(f)
@@ -517,26 +555,23 @@ class Renderer:
 
     def wall_resources(self):
         """A unit cube with a blank atlas (no ink, flat), scaled per wall by its model matrix."""
-        if not hasattr(self, "_wall"):
+        return self.prop_resources("box")
+
+    def prop_resources(self, shape: str):
+        """A unit shape of PROP_SHAPES with a blank atlas (no ink, flat), scaled by its model matrix."""
+        if shape not in PROP_SHAPES:
+            raise ValueError(f"no prop shape {shape!r} (shapes: {', '.join(PROP_SHAPES)})")
+        if not hasattr(self, "_props"):
             blank = np.zeros((4, 4, 4), np.uint8)
             blank[..., 1] = 255
             blank[..., 2:] = 128
-            tex = self.ctx.texture((4, 4), 4, blank.tobytes())
-            rows = []
-            for axis in range(3):
-                for sign in (-1.0, 1.0):
-                    n = np.zeros(3)
-                    n[axis] = sign
-                    t = np.roll(n, 1) * sign
-                    b = np.cross(n, t)
-                    corners = [n + t * a + b * c for a, c in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-                    for k in (0, 1, 2, 0, 2, 3):
-                        rows.append([*corners[k], *n, 0.5, 0.5, *t, *b])
-            buf = self.ctx.buffer(np.array(rows, np.float32).tobytes())
+            self._props = {"texture": self.ctx.texture((4, 4), 4, blank.tobytes())}
+        if shape not in self._props:
+            buf = self.ctx.buffer(PROP_SHAPES[shape]().tobytes())
             vao = self.ctx.vertex_array(self.p_die, [(buf, "3f 3f 2f 3f 3f", "in_pos", "in_nrm", "in_uv", "in_tan", "in_bit")])
             svao = self.ctx.vertex_array(self.p_shadow, [(buf, "3f 44x", "in_pos")])
-            self._wall = (None, tex, vao, svao)
-        return self._wall
+            self._props[shape] = (None, self._props["texture"], vao, svao)
+        return self._props[shape]
 
     # ------------------------------------------------------------ drawing
     def render(self, scene: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -553,8 +588,8 @@ class Renderer:
             M = np.diag([hs[0], hs[1], hs[2], 1.0])
             M[:3, 3] = c
             wall_models.append(M)
-        boxes = [(M, scene.wall_colour) for M in wall_models] + list(scene.props)
-        shadow_casters = list(zip(res, models)) + [(self.wall_resources(), M) for M, _ in boxes]
+        boxes = [(M, scene.wall_colour, "box") for M in wall_models] + list(scene.props)
+        shadow_casters = list(zip(res, models)) + [(self.prop_resources(shape), M) for M, _, shape in boxes]
         shade = self._cast_shadows(scene, shadow_casters, sfbo, sbuf, vpT) if scene.dice else None
         plane_buf.write(table_grid(scene, vp).tobytes())
 
@@ -654,9 +689,9 @@ class Renderer:
         ctx.enable(mgl.DEPTH_TEST)
 
     def _draw_boxes(self, boxes, vp) -> None:
-        """Walls and props: plain boxes of one colour each, no ink, id 0 (the table's)."""
+        """Walls and props: plain shapes of one colour each, no ink, id 0 (the table's)."""
         pd = self.p_die
-        _, wtex, wvao, _ = self.wall_resources()
+        _, wtex, _, _ = self.wall_resources()
         pd["ink"].value = (0.0, 0.0, 0.0)
         pd["material"].value = 0
         pd["body_alpha"].value = 1.0
@@ -664,12 +699,12 @@ class Renderer:
         pd["die_id"].value = 0.0
         pd["seed"].value = 0.0
         wtex.use(0)
-        for M, colour in boxes:
+        for M, colour, shape in boxes:
             pd["body"].value = tuple(float(x) for x in colour)
             pd["body2"].value = tuple(float(x) for x in colour)
             pd["mvp"].write((vp @ M).T.astype("f4").copy())
             pd["model"].write(M.T.astype("f4").copy())
-            wvao.render()
+            self.prop_resources(shape)[2].render()
 
     def _draw_dice(self, scene: SceneSpec, res, models, vp) -> None:
         """The dice, translucent ones last (blended over what is behind them); die k writes id k."""

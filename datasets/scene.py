@@ -252,6 +252,10 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
     props = _props(rng, cam, dice, width, height) if rng.random() < 0.35 else []
     tgt = cam.unproject_to_table(width / 2, height / 2)
     spot = (tgt[0] + rng.normal(0, 80), tgt[1] + rng.normal(0, 80), rng.uniform(150, 600))
+    if dice and rng.random() < 0.35:
+        # Drawn last, and only on tables with dice: the scenes built on an empty table (the bundled sample
+        # and demo) keep the draws they were picked with.
+        props = props + _round_props(rng, cam, dice, width, height)
     scene = SceneSpec(
         width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
         surface=surface, surface_uv=uv, walls=walls, wall_colour=wall_colour, props=props,
@@ -285,7 +289,38 @@ def _props(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], width: in
         M[:3, :3] = geometry.axis_angle([0, 0, 1], yaw) @ np.diag(hs)
         M[:3, 3] = (xy[0], xy[1], hs[2])
         colour = (0.92, 0.9, 0.85) if name == "card" and rng.random() < 0.5 else tuple(float(x) for x in rng.uniform(0.05, 0.9, 3))
-        out.append((M, colour))
+        out.append((M, colour, "box"))
+    return out
+
+
+ROUND_PROPS = {  # half sizes in mm (radius, radius, half height) of round clutter, drawn as cylinders
+    # What a detector that saw boxes alone took for dice on real tables (a light box's knobs, model card).
+    "coin": (11.0, 11.0, 1.0),
+    "counter": (9.0, 9.0, 2.5),
+    "knob": (7.0, 7.0, 4.0),
+    "cup": (36.0, 36.0, 45.0),
+}
+METALS = ((0.78, 0.62, 0.3), (0.72, 0.72, 0.7), (0.62, 0.38, 0.22))  # a coin's gold, silver, copper
+
+
+def _round_props(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], width: int, height: int):
+    out = []
+    for _ in range(int(rng.integers(1, 4))):
+        name = str(rng.choice(list(ROUND_PROPS)))
+        r, _, h = np.array(ROUND_PROPS[name]) * rng.uniform(0.8, 1.2, 3)
+        xy = cam.unproject_to_table(rng.uniform(0, width), rng.uniform(0, height))[:2]
+        if any(np.linalg.norm(d.pos[:2] - xy) < r + d.scale for d in dice):
+            continue
+        M = np.diag([r, r, h, 1.0])
+        M[:3, 3] = (xy[0], xy[1], h)
+        tone = rng.uniform(0.05, 0.9, 3)
+        if name == "coin":
+            colour = _colour_jitter(METALS[int(tone[0] * len(METALS) / 0.9) % len(METALS)], rng)
+        elif name == "knob":
+            colour = (float(tone[0]),) * 3
+        else:
+            colour = tuple(float(x) for x in tone)
+        out.append((M, colour, "cylinder"))
     return out
 
 

@@ -164,3 +164,33 @@ def test_one_die_rolled_again_keeps_its_look_and_table_and_each_roll_is_read_off
     assert max(corners) - min(corners) < 12, "the table and light around the die stay"
     with pytest.raises(DicecamError):
         next(sc.one_die_rolls(3, "d7", 1, renderer=gl))
+
+
+def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die():
+    gl = render.Renderer()  # its own: after this module's other renders, a shared one showed parts of theirs
+    rng = np.random.default_rng(3)
+    lay = sc.sample_scene(rng, ["d6"], 320, 240, 1, px_range=(30, 40), elevation=80)
+    scene, cam = lay.scene, lay.camera
+    scene.props, scene.shadow_strength = [], 0.0  # no shadow: what changes is the coin alone
+    plain, bare = sc.render_scene(gl, scene, None, "t")
+    # A coin 24 mm across on the half of the picture away from the die, seen from nearly straight above.
+    (die,) = scene.dice
+    die_u = cam.project(die.pos[None])[0][0]
+    x, y = cam.unproject_to_table(80 if die_u > 160 else 240, 120)[:2]
+    M = np.diag([12.0, 12.0, 1.0, 1.0])
+    M[:3, 3] = (x, y, 1.0)
+    centre, rim = cam.project(np.array([[x, y, 2.0], [x + 12.0, y, 2.0]]))
+    u, v = (int(round(c)) for c in centre)
+    r = float(np.linalg.norm(rim - centre))
+    # Coloured against the table under it, so that the coin is what changed most.
+    scene.props = [(M, tuple(1.0 - plain[v, u, ::-1] / 255.0), "cylinder")]
+    img, read = sc.render_scene(gl, scene, None, "t")
+    assert read.dice == bare.dice, "clutter is never labelled a die"
+    coin = (np.abs(img.astype(int) - plain.astype(int)).sum(2) > 120).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(coin)
+    w, h, area = stats[labels[v, u], 2], stats[labels[v, u], 3], stats[labels[v, u], 4]
+    assert abs(w - h) <= 2 and abs(w - 2 * r) <= 3, "as wide as tall, the coin's width on screen"
+    assert area == pytest.approx(np.pi * (w / 2) ** 2, rel=0.15), "a disc, not a square"
+    with pytest.raises(ValueError, match="no prop shape"):
+        gl.prop_resources("torus")
+    gl.close()
