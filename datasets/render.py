@@ -561,17 +561,17 @@ class Renderer:
         """A unit shape of PROP_SHAPES with a blank atlas (no ink, flat), scaled by its model matrix."""
         if shape not in PROP_SHAPES:
             raise ValueError(f"no prop shape {shape!r} (shapes: {', '.join(PROP_SHAPES)})")
-        if not hasattr(self, "_props"):
+        if not hasattr(self, "_prop_gl"):
             blank = np.zeros((4, 4, 4), np.uint8)
             blank[..., 1] = 255
             blank[..., 2:] = 128
-            self._props = {"texture": self.ctx.texture((4, 4), 4, blank.tobytes())}
-        if shape not in self._props:
+            self._prop_gl = {"texture": self.ctx.texture((4, 4), 4, blank.tobytes())}
+        if shape not in self._prop_gl:
             buf = self.ctx.buffer(PROP_SHAPES[shape]().tobytes())
             vao = self.ctx.vertex_array(self.p_die, [(buf, "3f 3f 2f 3f 3f", "in_pos", "in_nrm", "in_uv", "in_tan", "in_bit")])
             svao = self.ctx.vertex_array(self.p_shadow, [(buf, "3f 44x", "in_pos")])
-            self._props[shape] = (None, self._props["texture"], vao, svao)
-        return self._props[shape]
+            self._prop_gl[shape] = (None, self._prop_gl["texture"], vao, svao)
+        return self._prop_gl[shape]
 
     # ------------------------------------------------------------ drawing
     def render(self, scene: SceneSpec) -> tuple[np.ndarray, np.ndarray]:

@@ -252,10 +252,11 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
     props = _props(rng, cam, dice, width, height) if rng.random() < 0.35 else []
     tgt = cam.unproject_to_table(width / 2, height / 2)
     spot = (tgt[0] + rng.normal(0, 80), tgt[1] + rng.normal(0, 80), rng.uniform(150, 600))
-    if dice and rng.random() < 0.35:
-        # Drawn last, and only on tables with dice: the scenes built on an empty table (the bundled sample
-        # and demo) keep the draws they were picked with.
-        props = props + _round_props(rng, cam, dice, width, height)
+    # Round clutter comes from a generator of its own, seeded by what this table already drew, so that every
+    # scene keeps the draws it had before there was any (the bundled sample and demo, the benches' tables).
+    own = np.random.default_rng(np.frombuffer(np.asarray(spot, np.float64).tobytes(), np.uint32))
+    if dice and own.random() < 0.35:
+        props = props + _round_props(own, cam, dice, width, height)
     scene = SceneSpec(
         width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
         surface=surface, surface_uv=uv, walls=walls, wall_colour=wall_colour, props=props,

@@ -125,7 +125,7 @@ def run(r: Recipe, log=print) -> dict:
         timings["kind_s"] = round(time.perf_counter() - t, 1)
     if "diecheck" in r.stages:
         t = time.perf_counter()
-        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head", log)
+        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head and the die check", log)
         # The check reads the face reader's features, as the kind head does: the reader it ships beside.
         reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
         figures["diecheck"] = train_diecheck(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)

@@ -194,3 +194,19 @@ def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die():
     with pytest.raises(ValueError, match="no prop shape"):
         gl.prop_resources("torus")
     gl.close()
+
+
+def test_round_clutter_takes_no_draw_from_the_table_so_every_scene_keeps_the_draws_it_had(monkeypatch):
+    def table(seed):
+        rng = np.random.default_rng(seed)
+        lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 6)
+        return rng.random(), [d.pos.tolist() for d in lay.scene.dice], lay.scene.props
+
+    seeds = range(20)
+    with_round = [table(s) for s in seeds]
+    assert any(any(p[2] == "cylinder" for p in props) for _, _, props in with_round)
+    monkeypatch.setattr(sc, "_round_props", lambda *a: [])
+    for (after, dice, props), (after2, dice2, props2) in zip(with_round, [table(s) for s in seeds]):
+        assert (after, dice) == (after2, dice2)
+        boxes = [p for p in props if p[2] == "box"]
+        assert len(boxes) == len(props2) and all(np.array_equal(a[0], b[0]) for a, b in zip(boxes, props2))
