@@ -65,7 +65,8 @@ class DieCheck:
 
     def keep(self, chance: np.ndarray, score: np.ndarray) -> np.ndarray:
         """(N,) bool: which boxes count as dice."""
-        return np.where(score >= self.trusted, chance >= self.drop_high, (score >= self.floor) & (chance >= self.keep_low))
+        unsure = (score >= self.floor) & (chance >= self.keep_low)
+        return np.where(score >= self.trusted, chance >= self.drop_high, unsure)
 
     def to_json(self, **meta) -> dict:
         return {"weights": [round(float(v), 6) for v in self.w], "bias": round(float(self.b), 6),
@@ -80,10 +81,11 @@ class DieCheck:
     @classmethod
     def load(cls, path: Path, reader: str) -> "DieCheck":
         """The check in `path`, refused when it was fitted on another face reader's features."""
+        refit = "refit it (dicecam train --stages diecheck)"
         try:
             check = cls.from_json(json.loads(Path(path).read_text()))
         except (ValueError, KeyError, TypeError) as e:
-            raise DicecamError(f"the die check {path} cannot be used ({e}): refit it (dicecam train --stages diecheck)") from None
+            raise DicecamError(f"the die check {path} cannot be used ({e}): {refit}") from None
         if check.reader != reader:
-            raise DicecamError(f"the die check {path} was fitted on another face reader: refit it (dicecam train --stages diecheck)")
+            raise DicecamError(f"the die check {path} was fitted on another face reader: {refit}")
         return check

@@ -63,8 +63,8 @@ class Reader:
     def __init__(self, detector: Model, faces: Model, *, input_size: tuple[int, int] = (416, 320),
                  colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom",
                  crop_size: int = CROP_SIZE, model_id: str = "custom", numerals: NumeralReader | None = None,
-                 finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None, doubt: Doubt | None = None,
-                 check: DieCheck | None = None) -> None:
+                 finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None,
+                 doubt: Doubt | None = None, check: DieCheck | None = None) -> None:
         self.detector, self.faces = detector, faces
         # The die check (vision/diecheck.py) reads the detector below its threshold and keeps the boxes
         # the face network sees a die in; without it the detector's threshold alone decides.
@@ -107,7 +107,7 @@ class Reader:
                    numerals=numerals, finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
                    doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None,
-                   check=DieCheck.load(folder / CHECK_FILE, model_id) if check and (folder / CHECK_FILE).is_file() else None)
+                   check=_optional_check(folder, model_id) if check else None)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """The dice in a frame: the detector's boxes, and where there is a die check, the ones it keeps."""
@@ -329,6 +329,12 @@ def _optional_kind_head(folder: Path, model_id: str, backend: str, threads: int 
     if meta.get("reader") != model_id:
         raise DicecamError(f"the kind head in {folder} was fitted on another face reader: refit it (dicecam train --stages kind)")
     return open_session(path, backend, threads)
+
+
+def _optional_check(folder: Path, model_id: str) -> DieCheck | None:
+    """The die check, when shipped (readers before it had none; DieCheck.load refuses another reader's)."""
+    path = folder / CHECK_FILE
+    return DieCheck.load(path, model_id) if path.is_file() else None
 
 
 def _optional_doubt(folder: Path, model_id: str, recogniser: str) -> Doubt | None:
