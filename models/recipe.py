@@ -116,20 +116,15 @@ def run(r: Recipe, log=print) -> dict:
         figures["reader"] = reader_result["figures"]
     if "export" in r.stages:
         export(r, figures, log)
-    if "kind" in r.stages:
-        t = time.perf_counter()
-        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head", log)
-        # The kind head reads the face reader's features: fit it on the reader it will ship beside.
-        reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
-        figures["kind"] = train_kind_head(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
-        timings["kind_s"] = round(time.perf_counter() - t, 1)
-    if "diecheck" in r.stages:
-        t = time.perf_counter()
-        kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head and the die check", log)
-        # The check reads the face reader's features, as the kind head does: the reader it ships beside.
-        reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
-        figures["diecheck"] = train_diecheck(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
-        timings["diecheck_s"] = round(time.perf_counter() - t, 1)
+    # The kind head and the die check read the face reader's features: each is fitted on the reader it will
+    # ship beside, on the same photos and renders.
+    for stage, fit in (("kind", train_kind_head), ("diecheck", train_diecheck)):
+        if stage in r.stages:
+            t = time.perf_counter()
+            kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head and the die check", log)
+            reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
+            figures[stage] = fit(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
+            timings[f"{stage}_s"] = round(time.perf_counter() - t, 1)
     if "recogniser" in r.stages:
         t = time.perf_counter()
         rendered = _rendered(r, "recogniser_synth", r.recogniser_images, r.seed + 2, "the text recogniser", log)

@@ -71,8 +71,9 @@ def samples(reader: Reader, items, cap: int = PER_SOURCE, seed: int = 0) -> Boxe
         keep = y >= 0
         if keep.any():
             h, w = img.shape[:2]
-            view = reader.seen(img, dets[keep])
-            xs.append(inputs_of(view.out[3], dets[keep], w, h))
+            boxed = dets[keep]
+            xs.append(check_inputs(reader.seen(img, boxed).out[3], boxed.kind_scores, boxed.confidence,
+                                   relative_side(boxed.xyxy, w, h)))
             ys.append(y[keep])
     if not xs:
         return Boxes(np.zeros((0, 0), np.float32), np.zeros(0, int))
@@ -81,10 +82,6 @@ def samples(reader: Reader, items, cap: int = PER_SOURCE, seed: int = 0) -> Boxe
         pick = np.sort(np.random.default_rng(seed).choice(len(y), cap, replace=False))
         x, y = x[pick], y[pick]
     return Boxes(x, y)
-
-
-def inputs_of(features: np.ndarray, dets, width: int, height: int) -> np.ndarray:
-    return check_inputs(features, dets.kind_scores, dets.confidence, relative_side(dets.xyxy, width, height))
 
 
 def harvest(reader: Reader, real: Path | None, synthetic: Path | None, log=print) -> dict[str, Boxes]:
