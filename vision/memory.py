@@ -163,13 +163,20 @@ def _padded(patterns: np.ndarray) -> np.ndarray:
 def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray], tau: float) -> np.ndarray:
     """(n, _WIDEST) each of n dice's vote over its kind's faces: its glyph `mine[i]` against its voters'
     `patterns[i]` (P_i, _WIDEST), each voting for its face `faces[i]` by exp(overlap / tau) relative to the
-    closest. Every die at once (a dozen array operations a frame, not a dozen a die)."""
-    counts = np.array([len(f) for f in faces])
-    owner = np.repeat(np.arange(len(faces)), counts)
-    sims = np.einsum("pw,pw->p", np.concatenate(patterns), mine[owner])
-    best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(counts)[:-1]]))
-    weight = np.exp((sims - best[owner]) / tau)
-    return np.bincount(owner * _WIDEST + np.concatenate(faces), weight, len(faces) * _WIDEST).reshape(-1, _WIDEST)
+    closest. Dice with the same voters (one recognised die, or one kind's pool) are compared in one matrix
+    product: the pools are cached arrays, and copying them into one long array a frame was most of the vote."""
+    out = np.zeros((len(faces), _WIDEST))
+    groups: dict[int, list[int]] = {}
+    for i, voters in enumerate(patterns):
+        groups.setdefault(id(voters), []).append(i)
+    for rows in groups.values():
+        voters, voted = patterns[rows[0]], faces[rows[0]]
+        if not len(voted):
+            continue
+        sims = mine[rows] @ voters.T  # (dice, P)
+        weight = np.exp((sims - sims.max(1, keepdims=True)) / tau)
+        out[rows] = [np.bincount(voted, w, _WIDEST) for w in weight]
+    return out
 
 
 def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray) -> np.ndarray:
