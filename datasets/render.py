@@ -576,6 +576,13 @@ class Renderer:
     # ------------------------------------------------------------ drawing
     def render(self, scene: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
         """BGR uint8 image and a uint8 id map (0 = table, k = scene.dice[k-1])."""
+        # GL draws into whichever context is current, and opening another renderer in this process (or one
+        # that has opened and closed since) leaves its own current: this one's objects then drew nothing,
+        # and the picture read back was what its framebuffer last held.
+        with self.ctx:
+            return self._render(scene)
+
+    def _render(self, scene: SceneSpec) -> tuple[np.ndarray, np.ndarray]:
         ctx, mgl = self.ctx, self.mgl
         W, H = scene.width, scene.height
         fbo, sfbo, shade_tex, (sw, sh), (rgba, _, sbuf), (plane_buf, plane_vao, tile_buf, tile_vao) = self._targets(W, H)

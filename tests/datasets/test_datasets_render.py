@@ -59,6 +59,8 @@ def test_render_image_truth_and_determinism(gl):
         assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 240
     c, _ = sc.render_image(8, renderer=gl, width=320, height=240, n_dice=4)
     assert not np.array_equal(a, c)
+    again, _ = sc.render_image(7, renderer=gl, width=320, height=240, n_dice=4)
+    assert np.array_equal(a, again), "another renderer opened and closed since does not change what this one draws"
 
 
 def test_bad_input_is_a_dicecam_error(gl):
@@ -166,8 +168,7 @@ def test_one_die_rolled_again_keeps_its_look_and_table_and_each_roll_is_read_off
         next(sc.one_die_rolls(3, "d7", 1, renderer=gl))
 
 
-def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die():
-    gl = render.Renderer()  # its own: after this module's other renders, a shared one showed parts of theirs
+def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die(gl):
     rng = np.random.default_rng(3)
     lay = sc.sample_scene(rng, ["d6"], 320, 240, 1, px_range=(30, 40), elevation=80)
     scene, cam = lay.scene, lay.camera
@@ -193,7 +194,6 @@ def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die():
     assert area == pytest.approx(np.pi * (w / 2) ** 2, rel=0.15), "a disc, not a square"
     with pytest.raises(ValueError, match="no prop shape"):
         gl.prop_resources("torus")
-    gl.close()
 
 
 def test_round_clutter_takes_no_draw_from_the_table_so_every_scene_keeps_the_draws_it_had(monkeypatch):
