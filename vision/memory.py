@@ -163,12 +163,12 @@ def _padded(patterns: np.ndarray) -> np.ndarray:
 def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray], tau: float) -> np.ndarray:
     """(n, _WIDEST) each of n dice's vote over its kind's faces: its glyph `mine[i]` against its voters'
     `patterns[i]` (P_i, _WIDEST), each voting for its face `faces[i]` by exp(overlap / tau) relative to the
-    closest. Dice with the same voters (one recognised die, or one kind's pool) are compared in one matrix
-    product: the pools are cached arrays, and copying them into one long array a frame was most of the vote."""
+    closest. Dice with the same voters (one recognised die's examples, or one kind's pool: the same cached
+    arrays) are compared in one matrix product, and no pool is copied a frame."""
     out = np.zeros((len(faces), _WIDEST))
-    groups: dict[int, list[int]] = {}
-    for i, voters in enumerate(patterns):
-        groups.setdefault(id(voters), []).append(i)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, (voters, voted) in enumerate(zip(patterns, faces)):
+        groups.setdefault((id(voters), id(voted)), []).append(i)
     for rows in groups.values():
         voters, voted = patterns[rows[0]], faces[rows[0]]
         if not len(voted):

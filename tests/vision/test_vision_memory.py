@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError
+from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError, _vote
 from dicecam.vision.read import Reader
 
 S = 16  # crop size of the fake reader
@@ -594,3 +594,19 @@ def test_the_rendered_dice_bench_teaches_each_die_three_rolls_a_face_and_reads_i
     assert 0.9 * every["taught_rolls"] <= every["examples"] <= every["taught_rolls"], "what was taught is learnt"
     assert every["read_rolls"] == d6["read_rolls"] + d8["read_rolls"]
     assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after"))
+
+
+def test_dice_that_share_voters_are_voted_as_each_would_be_alone():
+    # Dice of one pool are compared in one product: that must not mix their votes, nor two pools'.
+    rng = np.random.default_rng(0)
+    pool = rng.random((40, 20)).astype(np.float32)
+    faces_a, faces_b = rng.integers(0, 20, 40), rng.integers(0, 20, 40)  # the same patterns, other faces
+    other = rng.random((7, 20)).astype(np.float32)
+    patterns = [pool, other, pool, pool, other]
+    faces = [faces_a, np.arange(7), faces_a, faces_b, np.arange(7)]
+    mine = rng.random((5, 20)).astype(np.float32)
+    mine[1] = other[3]  # a die whose glyph is one voter's own
+    together = _vote(mine, patterns, faces, 0.05)
+    alone = np.vstack([_vote(mine[i:i + 1], [patterns[i]], [faces[i]], 0.05) for i in range(5)])
+    assert np.allclose(together, alone)
+    assert together[1].argmax() == 3, "the closest voter's face wins"
