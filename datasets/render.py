@@ -553,10 +553,6 @@ class Renderer:
             self._fbos[key] = (fbo, sfbo, shade, (sw, sh), bufs, (plane_buf, plane_vao, tile_buf, tile_vao))
         return self._fbos[key]
 
-    def wall_resources(self):
-        """A unit cube with a blank atlas (no ink, flat), scaled per wall by its model matrix."""
-        return self.prop_resources("box")
-
     def prop_resources(self, shape: str):
         """A unit shape of PROP_SHAPES with a blank atlas (no ink, flat), scaled by its model matrix."""
         if shape not in PROP_SHAPES:
@@ -698,14 +694,14 @@ class Renderer:
     def _draw_boxes(self, boxes, vp) -> None:
         """Walls and props: plain shapes of one colour each, no ink, id 0 (the table's)."""
         pd = self.p_die
-        _, wtex, _, _ = self.wall_resources()
+        _, blank, _, _ = self.prop_resources("box")  # every shape shares the one blank atlas
         pd["ink"].value = (0.0, 0.0, 0.0)
         pd["material"].value = 0
         pd["body_alpha"].value = 1.0
         pd["engraved"].value = 0.0
         pd["die_id"].value = 0.0
         pd["seed"].value = 0.0
-        wtex.use(0)
+        blank.use(0)
         for M, colour, shape in boxes:
             pd["body"].value = tuple(float(x) for x in colour)
             pd["body2"].value = tuple(float(x) for x in colour)

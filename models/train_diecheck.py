@@ -119,8 +119,8 @@ def left_out(found: dict[str, Boxes], check: DieCheck, lam: float = L2) -> dict[
             continue
         w, bias = fit(np.concatenate([o.x for o in rest]), np.concatenate([o.die for o in rest]), lam)
         score = np.exp(b.x[:, -2])  # the detector's score, as check_inputs keeps it
-        kept = DieCheck(w, bias, check.floor, check.trusted, check.keep_low, check.drop_high).keep(
-            1 / (1 + np.exp(-(b.x @ w + bias))), score)
+        probe = DieCheck(w, bias, check.floor, check.trusted, check.keep_low, check.drop_high)
+        kept = probe.keep(probe.chance(b.x), score)
         alone = score >= check.trusted
         die, none = b.die == 1, b.die == 0
         out[name] = {"dice": int(die.sum()), "found_alone": _share(alone[die]), "found_checked": _share(kept[die]),

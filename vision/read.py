@@ -127,7 +127,7 @@ class Reader:
     def seen(self, frame: np.ndarray, dets: Detections) -> "Seen":
         """The face network's view of each box: its crops and raw outputs."""
         crops = self.crops(frame, dets.xyxy)
-        return Seen(crops, self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32)))
+        return Seen(crops, self._network(crops))
 
     def die_chance(self, frame: np.ndarray, dets: Detections, seen: "Seen") -> np.ndarray:
         """(N,) the die check's chance that each box holds a die (needs a check and the network's features)."""
@@ -157,8 +157,12 @@ class Reader:
         """The face reader's feature vector per crop (what the dice memory compares)."""
         return self._faces_with_features(crops)[3]
 
+    def _network(self, crops: np.ndarray) -> list[np.ndarray]:
+        """The face network's raw outputs for (N, S, S, 3) uint8 crops."""
+        return self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32))
+
     def _faces_with_features(self, crops: np.ndarray) -> list[np.ndarray]:
-        out = self.faces(crops.transpose(0, 3, 1, 2).astype(np.float32))
+        out = self._network(crops)
         if len(out) < 4:
             raise DicecamError("these face-reader weights give no features: the dice memory needs newer weights")
         return out
