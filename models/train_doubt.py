@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 
-from dicecam.vision import belief, crops, ctc, numerals, read, upface
+from dicecam.vision import belief, crops, ctc, marks, numerals, read, upface
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
@@ -310,7 +310,7 @@ def reading_code() -> str:
     the reader no longer gives."""
     digest = hashlib.sha256()
     here = Path(__file__).parent  # the kind head's cross-fit: its code and its folds'
-    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, ctc, belief, read)),
+    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, marks, ctc, belief, read)),
                  here / "train_kind.py", here / "folds.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
