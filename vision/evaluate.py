@@ -194,6 +194,7 @@ class Report:
                 "value_accuracy": _ratio(s.right, s.found_valued), "read_right": _ratio(s.right, s.valued),
                 "colour_accuracy": _ratio(s.colour_right, s.colour_known),
                 "sure": s.sure, "sure_wrong": _ratio(s.sure_wrong, s.sure),
+                "sure_wrong_up_to": wrong_up_to(s.sure_wrong, s.sure),
             }
         total = lambda f: sum(getattr(s, f) for s in self.kinds.values())  # noqa: E731
         return {
@@ -203,6 +204,8 @@ class Report:
             "colour_accuracy": _ratio(total("colour_right"), total("colour_known")),
             # Of the dice read without a doubt flag, the share that is wrong (kind, or value where known).
             "read_sure": _ratio(total("sure"), total("truth")), "sure_wrong": _ratio(total("sure_wrong"), total("sure")),
+            # ...and how large that share may well be on more photos like these: "0 of 18" is no promise.
+            "sure_dice": total("sure"), "sure_wrong_up_to": wrong_up_to(total("sure_wrong"), total("sure")),
             # Boxes: the labelled dice some reading matches (any kind), how well the boxes fit the labelled
             # ones, and readings of no labelled die (a set that labels every die: things read as dice).
             "dice_boxed": _ratio(self.boxed, total("truth")),
@@ -215,6 +218,20 @@ class Report:
 
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 4) if b else None
+
+
+# How many standard errors above the measured share `wrong_up_to` reaches: one-sided, about 90 %.
+UP_TO_Z = 1.28
+
+
+def wrong_up_to(wrong: int, sure: int, z: float = UP_TO_Z) -> float | None:
+    """The Wilson score interval's upper end for a share measured as `wrong` of `sure`: what the share of
+    sure dice that are wrong may well be on more photos like these (None with no sure dice)."""
+    if not sure:
+        return None
+    p, z2 = wrong / sure, z * z
+    spread = z * np.sqrt(p * (1 - p) / sure + z2 / (4 * sure * sure))
+    return round(float((p + z2 / (2 * sure) + spread) / (1 + z2 / sure)), 4)
 
 
 def _label(d: TruthDie | DieReading | None) -> str:

@@ -42,3 +42,20 @@ def test_boxes_are_scored_by_the_dice_they_find_how_well_they_fit_and_the_readin
     assert out["dice_boxed"] == round(2 / 3, 4), "a box of the wrong kind still found its die"
     assert out["box_iou_median"] == round((1 + 100 / 120) / 2, 4)
     assert out["extra_readings"] == 1
+
+
+def test_the_share_of_sure_dice_wrong_comes_with_how_large_it_may_well_be_on_more_photos():
+    from dicecam.vision.evaluate import wrong_up_to
+
+    few, many = Report(), Report()
+    truth = [die("d20", 17, (0, 0, 10, 10))]
+    for _ in range(18):
+        score_image(few, truth, truth)
+    for _ in range(400):
+        score_image(many, truth, truth)
+    score_image(many, truth, [die("d20", 11, (0, 0, 10, 10))])  # one sure and wrong in 401
+    f, m = few.to_json(), many.to_json()
+    assert f["sure_dice"] == 18 and f["sure_wrong"] == 0 and 0.05 < f["sure_wrong_up_to"] < 0.1
+    assert m["sure_dice"] == 401 and m["sure_wrong"] == round(1 / 401, 4) < m["sure_wrong_up_to"] < 0.01
+    assert m["per_kind"]["d20"]["sure_wrong_up_to"] == m["sure_wrong_up_to"]
+    assert Report().to_json()["sure_wrong_up_to"] is None and wrong_up_to(0, 0) is None
