@@ -64,12 +64,14 @@ def test_measured_dice_are_measured_again_after_the_reading_code_changes(renders
 
 def test_a_change_to_how_marks_are_found_also_counts_as_a_change_of_the_reading_code(tmp_path, monkeypatch):
     # The 6/9 marks found in the picture (vision/marks.py) change the measures as the windows do.
+    from pathlib import Path
+
     from dicecam.models import train_doubt as td
     from dicecam.vision import marks
 
     before = td.reading_code()
     changed = tmp_path / "marks.py"
-    changed.write_text(open(marks.__file__).read() + "\n# another mark rule\n")
+    changed.write_text(Path(marks.__file__).read_text() + "\n# another mark rule\n")
     monkeypatch.setattr(marks, "__file__", str(changed))
     assert td.reading_code() != before
 
