@@ -24,7 +24,7 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.vision.boxes import iou
-from dicecam.vision.diecheck import FILE, FLOOR, DieCheck, check_inputs, relative_side
+from dicecam.vision.diecheck import FILE, FLOOR, DieCheck, boxes_inputs
 from dicecam.vision.evaluate import TruthImage, held_out, load_truth
 from dicecam.vision.read import Reader
 
@@ -72,8 +72,7 @@ def samples(reader: Reader, items, cap: int = PER_SOURCE, seed: int = 0) -> Boxe
         if keep.any():
             h, w = img.shape[:2]
             boxed = dets[keep]
-            xs.append(check_inputs(reader.seen(img, boxed).out[3], boxed.kind_scores, boxed.confidence,
-                                   relative_side(boxed.xyxy, w, h)))
+            xs.append(boxes_inputs(reader.seen(img, boxed).out[3], boxed, w, h))
             ys.append(y[keep])
     if not xs:
         return Boxes(np.zeros((0, 0), np.float32), np.zeros(0, int))

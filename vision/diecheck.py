@@ -42,6 +42,11 @@ def relative_side(xyxy: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]) / max(width, height, 1)
 
 
+def boxes_inputs(features: np.ndarray, dets, width: int, height: int) -> np.ndarray:
+    """`check_inputs` of detections (boxes, kind scores, scores) in a width x height frame."""
+    return check_inputs(features, dets.kind_scores, dets.confidence, relative_side(dets.xyxy, width, height))
+
+
 @dataclass(frozen=True)
 class DieCheck:
     w: np.ndarray  # (D + K + 2,) weights of the log-odds that a box holds a die

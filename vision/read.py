@@ -23,7 +23,7 @@ from .backends import default_backend, open_session
 from .belief import Belief, Doubt, both_views, decide, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
-from .diecheck import FILE as CHECK_FILE, DieCheck, check_inputs, relative_side
+from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
 from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
 from .upface import MODEL_FILE, UpFaceFinder
@@ -134,8 +134,7 @@ class Reader:
         if self.check is None or len(seen.out) < 4:
             raise DicecamError("this reader has no die check, or its face reader gives no features")
         h, w = frame.shape[:2]
-        return self.check.chance(check_inputs(seen.out[3], dets.kind_scores, dets.confidence,
-                                              relative_side(dets.xyxy, w, h)))
+        return self.check.chance(boxes_inputs(seen.out[3], dets, w, h))
 
     def _found(self, frame: np.ndarray) -> tuple[Detections, "Seen | None"]:
         """The dice in a frame, and the face network's view of them when the check needed it."""
