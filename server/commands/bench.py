@@ -29,6 +29,9 @@ def register(subparsers) -> None:
 def _bench(args) -> int:
     from dicecam.vision.extras import as_missing_extra
 
+    from ..benchmarks.host import host_row
+
+    print(json.dumps(host_row()), flush=True)  # the figures below are this machine's
     chosen = [n for n in BENCHES if args.all or getattr(args, n)]
     if args.teach_real is not None:
         from ..benchmarks.teach import bench_teach_real
