@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--cache", choices=("ram", "disk"), default=None, help="cache decoded detector images")
     p.add_argument("--imgsz", type=int, default=416, help="detector training size (default 416)")
     p.add_argument("--batch", type=int, default=64, help="detector batch (default 64)")
+    p.add_argument("--detector-init", type=Path, default=None,
+                   help="fine-tune the detector from an exported detector (.onnx, e.g. models/detector.onnx) or a checkpoint (.pt)")
+    p.add_argument("--detector-lr", type=float, default=0.002, help="detector fine-tuning learning rate (default 0.002)")
     p.add_argument("--reader-epochs", type=int, default=30, help="face reader epochs (default 30)")
     p.add_argument("--reader-batch", type=int, default=512)
     p.add_argument("--reader-size", type=int, default=64, help="face reader input side in pixels (default 64)")
@@ -73,6 +76,11 @@ def _train(args) -> int:
                                 ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
         if not lo <= value <= hi:
             raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
+    init = args.detector_init
+    if init is not None and (init.suffix not in (".onnx", ".pt") or not init.is_file()):
+        raise DicecamError(f"--detector-init takes an exported detector (.onnx) or a checkpoint (.pt) that exists, not {init}")
+    if not 0 < args.detector_lr <= 1:
+        raise LimitError(f"--detector-lr must be over 0 and at most 1, got {args.detector_lr}")
     from dicecam.vision.extras import require
 
     # Only look: ultralytics must not be imported before the recipe sets it up offline.
@@ -93,7 +101,8 @@ def _train(args) -> int:
         seed=args.seed, workers=args.workers, stages=stages,
         detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
                                      device=device, seed=args.seed, hours=args.hours,
-                                     cache=args.cache or False),
+                                     cache=args.cache or False,
+                                     init=str(args.detector_init) if args.detector_init else None, lr0=args.detector_lr),
         reader=ReaderTrainConfig(epochs=args.reader_epochs, batch=args.reader_batch, seed=args.seed,
                                  device="cpu" if device == "cpu" else f"cuda:{device}", threads=threads,
                                  size=args.reader_size, width=args.reader_width, arch=args.reader_arch,

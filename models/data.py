@@ -188,18 +188,28 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
 READ_SETS = ("lurig-d20-values", "lurig-types")
 
 
-def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SETS, progress: bool = True) -> dict:
+# Every this many of a read set's training photos also goes to the detector, whole, with its box and kind.
+READS_FOR_DETECTOR_EVERY = 3
+
+
+def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SETS, progress: bool = True,
+                       detector_every: int = READS_FOR_DETECTOR_EVERY) -> dict:
     """Crops of the single-die photos under `real`/SET/truth.jsonl, leaving out what `dicecam eval
     --held-out` scores. A line without a box gets the shipped detector's surest box; a photo where
-    it finds nothing is skipped. Dice labelled by kind only get face -1 and their kind."""
+    it finds nothing is skipped. Dice labelled by kind only get face -1 and their kind.
+
+    Every `detector_every`-th training photo is also copied whole into out/reads_yolo/train with that box
+    and the truth's kind: real numeral dice for the detector, whose renders alone never showed it one
+    (neighbouring video frames are near copies, hence not every one)."""
     detector = Reader.load()
     rows, skipped, counts = [], 0, {}
+    yolo = out / "reads_yolo" / "train"
     for name in sets:
         truth = Path(real) / name / "truth.jsonl"
         if not truth.is_file():
             continue
         items = [t for t in load_truth(truth) if not held_out(name, t)]
-        for item in tqdm(items, disable=not progress, desc=name, unit="img"):
+        for k, item in enumerate(tqdm(items, disable=not progress, desc=name, unit="img")):
             img = cv2.imread(str(item.path))
             if img is None or len(item.dice) != 1:
                 skipped += 1
@@ -212,6 +222,8 @@ def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SE
                     skipped += 1
                     continue
                 box = dets.xyxy[int(np.argmax(dets.confidence))]
+            if detector_every and k % detector_every == 0:
+                _write_yolo(yolo, f"{name}__{item.path.stem}", img, box, KINDS.index(die.kind.value))
             face = FACE_INDEX[(die.kind.value, die.value)] if die.value is not None else -1
             rows.append((square_crop(img, box, CROP_STORE_MARGIN, CROP_STORE_SIZE), face, -1, 0,
                          KINDS.index(die.kind.value)))
@@ -221,3 +233,14 @@ def prepare_real_reads(real: Path, out: Path, *, sets: tuple[str, ...] = READ_SE
     summary = {"crops": counts, "skipped": skipped}
     (out / "reads.json").write_text(json.dumps(summary) + "\n")
     return summary
+
+
+def _write_yolo(folder: Path, stem: str, img: np.ndarray, box, kind: int) -> None:
+    """One photo and its one die (pixel box, kind index) in YOLO form under folder/{images,labels}."""
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    h, w = img.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in box)
+    cv2.imwrite(str(folder / "images" / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (folder / "labels" / f"{stem}.txt").write_text(
+        f"{kind} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}\n")

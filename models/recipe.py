@@ -98,7 +98,10 @@ def run(r: Recipe, log=print) -> dict:
         if not (synth / "done.json").is_file():
             raise DicecamError(f"no synthetic images in {synth}: run the synth stage first")
         pips = has_real and (real / "yolo").is_dir()
-        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if pips else [])
+        # The read sets' photos the real stage copied for the detector (data.prepare_real_reads), where it did.
+        reads = real / "reads_yolo" / "train" / "images"
+        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if pips else []) + \
+            ([reads] if has_real and reads.is_dir() else [])
         val = [synth / "yolo" / "images" / "val"] + ([real / "yolo" / "val" / "images"] if pips else [])
         val = [v for v in val if v.is_dir() and any(v.iterdir())]
         data = write_data_yaml(r.work / "detector.yaml", train, val)
