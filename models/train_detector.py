@@ -132,6 +132,8 @@ def checkpoint_from_onnx(onnx_path: Path, images: list[Path], out: Path, config_
     and variance over `images` as the norm's statistics, its scale their deviation and its shift the folded
     bias plus the mean, the rebuilt network computes the export's function in eval mode, and in training
     mode (batch statistics) nearly so — training starts where the shipped detector is."""
+    if not images:  # with no statistics the norms would be identities, and the function another
+        raise ValueError("no images to take the batch norms' statistics from")
     offline_ultralytics(config_dir)
     import onnx
     import torch

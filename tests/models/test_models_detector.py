@@ -54,12 +54,15 @@ def test_the_shipped_detector_rebuilt_for_fine_tuning_computes_what_its_export_d
     assert np.abs(rebuilt[:, 4:] - shipped[:, 4:]).max() < 1e-3
 
 
-def test_an_onnx_file_that_is_no_detector_is_refused(renders, trainable, tmp_path):
+def test_an_onnx_file_that_is_no_detector_or_no_images_to_rebuild_it_on_are_refused(renders, trainable, tmp_path):
     from dicecam.models.train_detector import checkpoint_from_onnx
 
     images = sorted((renders / "images").glob("*.jpg"))[:2]
     with pytest.raises(ValueError, match="not a YOLO11n detector"):
         checkpoint_from_onnx(models_dir() / "reader.onnx", images, tmp_path / "init.pt", trainable)
+    with pytest.raises(ValueError, match="no images"):
+        checkpoint_from_onnx(models_dir() / "detector.onnx", [], tmp_path / "init.pt", trainable)
+    assert not (tmp_path / "init.pt").exists()
 
 
 @pytest.mark.parametrize("init", ["missing.onnx", "detector.txt"])
