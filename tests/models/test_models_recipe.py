@@ -76,6 +76,31 @@ def test_one_tiny_epoch_trains_and_exports_weights_the_reader_loads(tmp_path, ca
     assert "synth_s" not in timings and "total_s" in timings
 
 
+def test_the_detector_fine_tuned_from_the_shipped_file_starts_where_it_is(tmp_path, can_train):
+    """One short epoch from models/detector.onnx: the export still scores the dice about as the shipped detector
+    does (a detector trained from nothing for as long scores nothing)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from dicecam.datasets.render import Renderer
+    from dicecam.datasets.scene import render_image
+    from dicecam.vision.read import Letterbox, models_dir
+
+    work = tmp_path / "train"
+    r = train("--work", work, "--images", "12", "--seed", "5", "--detector-init", models_dir() / "detector.onnx",
+              "--epochs", "1", "--batch", "4", "--imgsz", "96", "--workers", "1", "--stages", "synth,detector,export",
+              timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (work / "runs" / "init.pt").is_file()
+    with Renderer() as gl:
+        img, _ = render_image(3, renderer=gl, n_dice=3)
+    lb = Letterbox.fit(img.shape[1], img.shape[0], 416, 320)
+    x = np.ascontiguousarray(lb.apply(img, 416, 320)[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
+    shipped, tuned = (ort.InferenceSession(str(p)).run(None, {"images": x})[0][0, 4:].max()
+                      for p in (models_dir() / "detector.onnx", work / "export" / "detector.onnx"))
+    assert shipped > 0.5 and abs(tuned - shipped) < 0.2
+
+
 def test_bad_training_arguments_are_one_line_errors(tmp_path):
     """Checked before anything is imported or written: these need no train extra."""
     r = train("--work", tmp_path / "w", "--stages", "synth,bake")
