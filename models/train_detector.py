@@ -174,11 +174,6 @@ def _conv_moments(folded, images: list[Path]) -> dict:
     from dicecam.vision.read import Letterbox
 
     h, w = EXPORT_SHAPE
-    def tensor(path: Path) -> np.ndarray:
-        img = cv2.imread(str(path))
-        lb = Letterbox.fit(img.shape[1], img.shape[0], w, h)
-        return np.ascontiguousarray(lb.apply(img, w, h)[:, :, ::-1].transpose(2, 0, 1), np.float32) / 255.0
-
     sums: dict[str, list] = {}
     def record(name: str):
         def hook(module, _, output):
@@ -191,7 +186,8 @@ def _conv_moments(folded, images: list[Path]) -> dict:
     handles = [m.conv.register_forward_hook(record(n)) for n, m in convs.items()]
     with torch.no_grad():
         for i in range(0, len(images), 16):
-            folded(torch.from_numpy(np.stack([tensor(p) for p in images[i:i + 16]])))
+            folded(torch.from_numpy(np.concatenate([Letterbox.input(cv2.imread(str(p)), w, h)[1]
+                                                    for p in images[i:i + 16]])))
     for handle in handles:
         handle.remove()
     return {n: (t / c, (q / c - (t / c) ** 2).clamp(min=1e-6)) for n, (t, q, c) in sums.items()}

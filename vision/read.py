@@ -58,6 +58,14 @@ class Letterbox:
         return cv2.copyMakeBorder(small, top, in_h - nh - top, left, in_w - nw - left, cv2.BORDER_CONSTANT,
                                   value=(114, 114, 114))
 
+    @classmethod
+    def input(cls, frame: np.ndarray, in_w: int, in_h: int) -> tuple["Letterbox", np.ndarray]:
+        """How a BGR frame fits the detector, and the (1, 3, in_h, in_w) RGB 0-1 tensor it reads."""
+        h, w = frame.shape[:2]
+        lb = cls.fit(w, h, in_w, in_h)
+        x = lb.apply(frame, in_w, in_h)
+        return lb, np.ascontiguousarray(x[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) * (1 / 255.0)
+
 
 class Reader:
     def __init__(self, detector: Model, faces: Model, *, input_size: tuple[int, int] = (416, 320),
@@ -118,9 +126,7 @@ class Reader:
         if min_score is None:
             min_score = self.min_score if self.check is None else min(self.min_score, self.check.floor)
         h, w = frame.shape[:2]
-        lb = Letterbox.fit(w, h, self.in_w, self.in_h)
-        x = lb.apply(frame, self.in_w, self.in_h)
-        x = np.ascontiguousarray(x[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) * (1 / 255.0)
+        lb, x = Letterbox.input(frame, self.in_w, self.in_h)
         raw = self.detector(x)[0]
         return Detections.from_yolo(raw, lb.scale, lb.pad, (w, h), min_score=min_score)
 

@@ -24,12 +24,6 @@ def trainable(monkeypatch, tmp_path):
     return tmp_path / "ultralytics"
 
 
-def letterboxed(path) -> np.ndarray:
-    img = cv2.imread(str(path))
-    lb = Letterbox.fit(img.shape[1], img.shape[0], 416, 320)
-    return np.ascontiguousarray(lb.apply(img, 416, 320)[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
-
-
 def test_the_shipped_detector_rebuilt_for_fine_tuning_computes_what_its_export_does(renders, trainable, tmp_path):
     import onnxruntime as ort
     import torch
@@ -44,7 +38,7 @@ def test_the_shipped_detector_rebuilt_for_fine_tuning_computes_what_its_export_d
     assert len(norms) > 50
     assert not all(torch.allclose(m.running_var, torch.ones_like(m.running_var)) for m in norms)
     session = ort.InferenceSession(str(models_dir() / "detector.onnx"), providers=["CPUExecutionProvider"])
-    x = letterboxed(images[-1])  # a render the statistics were not taken from
+    _, x = Letterbox.input(cv2.imread(str(images[-1])), 416, 320)  # a render the statistics were not taken from
     shipped = session.run(None, {session.get_inputs()[0].name: x})[0]
     with torch.no_grad():
         rebuilt = model(torch.from_numpy(x))[0].numpy()
