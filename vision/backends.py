@@ -28,6 +28,19 @@ def default_backend() -> str:
     return "openvino" if "openvino" in installed() else "onnxruntime"
 
 
+# OpenVINO computes in bfloat16 by default on a CPU that has it (AVX-512 BF16, AMX), in float32 elsewhere. The
+# reader's doubt thresholds were set on float32 reads, and on such a CPU bfloat16 moved dice both ways on every
+# shared set (models/MODEL_CARD.md, eleventh stop): a die must read the same on every machine, so float32 it is.
+OPENVINO_CONFIG = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_PRECISION_HINT": "f32"}
+
+
+def compile_openvino(path: Path, threads: int):
+    """The ONNX file compiled by OpenVINO for this machine's CPU, in float32."""
+    import openvino as ov
+
+    return ov.Core().compile_model(str(path), "CPU", {"INFERENCE_NUM_THREADS": threads, **OPENVINO_CONFIG})
+
+
 def open_session(path: Path, backend: str = "auto", threads: int | None = None) -> Session:
     """A callable from one input batch to the model's outputs, in the ONNX output order."""
     backend = default_backend() if backend == "auto" else backend
@@ -37,11 +50,7 @@ def open_session(path: Path, backend: str = "auto", threads: int | None = None) 
         raise DicecamError(f"backend {backend} is not installed (pip install {backend})")
     threads = threads or min(4, os.cpu_count() or 1)
     if backend == "openvino":
-        import openvino as ov
-
-        core = ov.Core()
-        compiled = core.compile_model(str(path), "CPU", {"INFERENCE_NUM_THREADS": threads,
-                                                         "PERFORMANCE_HINT": "LATENCY"})
+        compiled = compile_openvino(path, threads)
         request = compiled.create_infer_request()
         outputs = compiled.outputs
 
