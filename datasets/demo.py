@@ -50,6 +50,7 @@ def render_demo(mp4: Path, meta: Path, seed: int = 2027, width: int = 640, heigh
     base = lay.scene
     base.surface = SURFACES.index("felt") * PER_KIND
     base.props = []  # a clean table: clutter belongs to the training set, not the demo
+    base.domes = []
     eff = fx.Effects(noise=2.0, blur=0.5, noise_seed=1)
     cam = lay.camera
     with Renderer() as renderer:  # one GL context for the whole clip

@@ -84,6 +84,7 @@ GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA = 0x8589, 0x88FB
 
 MATERIALS = ("solid", "marbled", "speckled", "metallic", "translucent")
 MATERIAL_ID = {m: i for i, m in enumerate(MATERIALS)}
+GLASS = len(MATERIALS)  # the die shader's material for a dome's glass: no die is made of it
 
 
 @dataclass
@@ -133,6 +134,9 @@ class SceneSpec:
     # Clutter that is not a die (cards, erasers, coins, knobs, cups): (4x4 model of the unit shape, colour,
     # shape), the shape one of PROP_SHAPES (a unit cube or a unit cylinder, its axis along z).
     props: list[tuple[np.ndarray, tuple[float, float, float], str]] = field(default_factory=list)
+    # Glass domes over dice (a dice tower's dome, a dice jail): (4x4 model of the unit dome, tint, alpha where
+    # the glass faces the camera). Drawn last and see-through: a die under one keeps its pixels in the id map.
+    domes: list[tuple[np.ndarray, tuple[float, float, float], float]] = field(default_factory=list)
 
 
 VS_DIE = """
@@ -193,6 +197,11 @@ void main(){
   }
   if (material == 4) { outc += base * 0.25 * (1.0 - inkm); }
   float a = material == 4 ? mix(body_alpha, 1.0, inkm) : 1.0;
+  if (material == 5) {  // glass: clear where it faces the camera, a bright rim where it is seen edge on
+    float edge = pow(1.0 - abs(dot(n, V)), 3.0);
+    outc = base * (ambient + 0.3 * diff) + spec * 1.5 + base * 0.6 * edge;
+    a = mix(body_alpha, 0.85, edge);
+  }
   f_col = vec4(outc, die_id);
   f_cov = vec4(a);
 }
@@ -431,8 +440,26 @@ def _unit_cylinder(sides: int = 32) -> np.ndarray:
     return np.array(rows, np.float32)
 
 
-# The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape.
-PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder}
+def _unit_dome(sides: int = 48, rings: int = 16) -> np.ndarray:
+    """Vertex rows of the upper half of the unit sphere (z from 0 to 1), smooth-shaded, open at its foot."""
+    def row(theta: float, phi: float) -> list[float]:
+        n = np.array([np.cos(phi) * np.sin(theta), np.sin(phi) * np.sin(theta), np.cos(theta)])
+        t = np.array([-np.sin(phi), np.cos(phi), 0.0])
+        return [*n, *n, 0.5, 0.5, *t, *np.cross(n, t)]
+
+    rows = []
+    th = np.linspace(0, np.pi / 2, rings + 1)
+    ph = np.linspace(0, 2 * np.pi, sides + 1)
+    for i in range(rings):
+        for j in range(sides):
+            quad = [(th[i], ph[j]), (th[i + 1], ph[j]), (th[i + 1], ph[j + 1]), (th[i], ph[j + 1])]
+            for k in (0, 1, 2, 0, 2, 3):  # wound to face outwards
+                rows.append(row(*quad[k]))
+    return np.array(rows, np.float32)
+
+
+# The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape; and the domes'.
+PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "dome": _unit_dome}
 
 
 def look_at(eye, target, up) -> np.ndarray:
@@ -614,6 +641,8 @@ class Renderer:
         if boxes:
             self._draw_boxes(boxes, vp)
         self._draw_dice(scene, res, models, vp)
+        if scene.domes:
+            self._draw_domes(scene.domes, vp, fbo)
         ctx.disable(mgl.CULL_FACE)
         ctx.blend_func = mgl.SRC_ALPHA, mgl.ONE_MINUS_SRC_ALPHA
         # RGBA reads are a plain copy in Mesa (RGB ones convert per pixel); GL rows run
@@ -734,6 +763,32 @@ class Renderer:
             tex.use(0)
             vao.render()
             ctx.disable(mgl.BLEND)
+
+    def _draw_domes(self, domes, vp, fbo) -> None:
+        """Glass over what is drawn: colour blends by the glass's alpha, the id map (alpha) is kept, and the glass
+        writes no depth, so nothing under it is hidden from what is drawn later."""
+        ctx, mgl, pd = self.ctx, self.mgl, self.p_die
+        _, blank, vao, _ = self.prop_resources("dome")
+        blank.use(0)
+        pd["ink"].value = (0.0, 0.0, 0.0)
+        pd["material"].value = GLASS
+        pd["engraved"].value = 0.0
+        pd["die_id"].value = 0.0
+        pd["seed"].value = 0.0
+        ctx.enable(mgl.BLEND)
+        ctx.blend_func = GL_SRC1_ALPHA, GL_ONE_MINUS_SRC1_ALPHA, mgl.ZERO, mgl.ONE
+        fbo.depth_mask = False
+        fbo.use()  # moderngl applies a framebuffer's masks when it is bound
+        for M, tint, alpha in domes:
+            pd["body"].value = tuple(float(x) for x in tint)
+            pd["body2"].value = tuple(float(x) for x in tint)
+            pd["body_alpha"].value = float(alpha)
+            pd["mvp"].write((vp @ M).T.astype("f4").copy())
+            pd["model"].write(M.T.astype("f4").copy())
+            vao.render()
+        fbo.depth_mask = True
+        fbo.use()
+        ctx.disable(mgl.BLEND)
 
     def _shade(self, scene: SceneSpec, raw: np.ndarray) -> np.ndarray:
         """Table shading in [0.05, 1] (float32, 1 = unshadowed) from the flattened-dice masks."""

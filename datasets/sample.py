@@ -43,6 +43,7 @@ def render_sample(seed: int = SEED, renderer: Renderer | None = None) -> tuple[n
     scene = lay.scene
     scene.surface = SURFACES.index(SURFACE[0]) * PER_KIND + SURFACE[1]
     scene.props = []
+    scene.domes = []
     cam = lay.camera
     dice = []
     for i, (kind, colour) in enumerate(DICE):

@@ -55,6 +55,15 @@ def _teach(quick: bool) -> list[dict]:
     return bench_teach_renders(quick)
 
 
+def _domes(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("synth", "the dome benchmark (it renders its tables)")
+    from .domes import bench_domes
+
+    return bench_domes(quick)
+
+
 def _overlay(quick: bool) -> list[dict]:
     from dicecam.vision.extras import require
 
@@ -71,4 +80,5 @@ BENCHES = {
     "synth": Bench("synthetic images per second", _synth),
     "overlay": Bench("event to overlay painted, many clients", _overlay),
     "teach": Bench("the dice memory on rendered dice: 3 rolls a face taught, the others read (before/after)", _teach),
+    "domes": Bench("dice under a glass dome: the same rendered tables read with and without it", _domes),
 }

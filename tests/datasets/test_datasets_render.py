@@ -210,3 +210,54 @@ def test_round_clutter_takes_no_draw_from_the_table_so_every_scene_keeps_the_dra
         assert (after, dice) == (after2, dice2)
         boxes = [p for p in props if p[2] == "box"]
         assert len(boxes) == len(props2) and all(np.array_equal(a[0], b[0]) for a, b in zip(boxes, props2))
+
+
+def test_a_glass_dome_over_a_die_keeps_its_label_and_lets_it_be_seen(gl):
+    rng = np.random.default_rng(3)
+    lay = sc.sample_scene(rng, ["d20"], 640, 480, 1, px_range=(40, 50), elevation=70)
+    scene, cam = lay.scene, lay.camera
+    scene.props, scene.domes, scene.shadow_strength = [], [], 0.0
+    scene.dice[0].pos[:2] = cam.unproject_to_table(320, 240)[:2]  # mid-frame: the whole dome in view
+    bare_img, bare = sc.render_scene(gl, scene, None, "t")
+    (die,) = scene.dice
+    r = 2.5 * die.scale
+    M = np.diag([r, r, r, 1.0])
+    M[:3, 3] = (die.pos[0], die.pos[1], 0.0)
+    scene.domes = [(M, (0.92, 0.94, 0.96), 0.08)]
+    img, read = sc.render_scene(gl, scene, None, "t")
+    assert read.dice == bare.dice, "the die under the glass keeps its box and value; the dome is no die"
+    x1, y1, x2, y2 = (int(v) for v in read.dice[0].box)
+    through = np.abs(img[y1:y2, x1:x2].astype(int) - bare_img[y1:y2, x1:x2].astype(int)).mean()
+    assert through < 40, "the die is seen through the glass"
+    # Glass seen edge on changes the table behind it more than glass that faces the camera: the outline shows.
+    def change(at: float) -> float:
+        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        pts = np.c_[die.pos[0] + at * r * np.cos(a), die.pos[1] + at * r * np.sin(a), np.zeros_like(a)]
+        uv = np.round(cam.project(pts)).astype(int)
+        return float(np.abs(img[uv[:, 1], uv[:, 0]].astype(int) - bare_img[uv[:, 1], uv[:, 0]].astype(int)).sum(1).mean())
+
+    assert change(0.97) > 25 and change(0.97) > 2 * change(0.6)
+
+
+def test_domes_cover_a_die_whole_and_take_no_draw_from_the_table(monkeypatch):
+    def table(seed):
+        rng = np.random.default_rng(seed)
+        lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 4)
+        return rng.random(), [d.pos.tolist() for d in lay.scene.dice], lay.scene.props, lay.scene.domes, lay.scene.dice
+
+    seeds = range(60)
+    tables = [table(s) for s in seeds]
+    domed = [t for t in tables if t[3]]
+    assert domed, "some tables have a dome"
+    for _, _, _, domes, dice in domed:
+        ((M, _, alpha),) = domes
+        r, foot = M[0, 0], M[:2, 3]
+        gaps = [np.linalg.norm(d.pos[:2] - foot) for d in dice]
+        assert any(gap + d.scale < r for gap, d in zip(gaps, dice)), "a die wholly under it"
+        assert all(abs(gap - r) >= d.scale for gap, d in zip(gaps, dice)), "no die cut by the glass"
+        assert 0 < alpha < 0.5, "glass you see through"
+    monkeypatch.setattr(sc, "_dome", lambda *a: [])
+    for before, after in zip(tables, [table(s) for s in seeds]):
+        assert before[:2] == after[:2]
+        assert len(before[2]) == len(after[2]) and all(np.array_equal(a[0], b[0]) for a, b in zip(before[2], after[2]))
+        assert after[3] == []
