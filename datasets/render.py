@@ -458,8 +458,33 @@ def _unit_dome(sides: int = 48, rings: int = 16) -> np.ndarray:
     return np.array(rows, np.float32)
 
 
+BOWL_INNER = 0.9  # a bowl's inner radius over its outer one
+
+
+def _unit_bowl(sides: int = 48) -> np.ndarray:
+    """Vertex rows of a round wall from z = 0 to 1, outer radius 1, inner BOWL_INNER, with its rim on top; the
+    table is its floor. The inner face looks inwards, so the camera sees the far side's inside."""
+    rows = []
+    a = np.linspace(0, 2 * np.pi, sides + 1)
+    up = np.array([0.0, 0.0, 1.0])
+    for i in range(sides):
+        c0, c1 = (np.array([np.cos(t), np.sin(t), 0.0]) for t in (a[i], a[i + 1]))
+        for radius, sign in ((1.0, 1.0), (BOWL_INNER, -1.0)):
+            quad = [(c0, 0.0), (c1, 0.0), (c1, 1.0), (c0, 1.0)]
+            order = (0, 1, 2, 0, 2, 3) if sign > 0 else (0, 2, 1, 0, 3, 2)
+            for k in order:
+                c, z = quad[k]
+                n = c * sign
+                rows.append([c[0] * radius, c[1] * radius, z, *n, 0.5, 0.5, *np.cross(up, n), *up])
+        rim = [(c0, 1.0), (c1, 1.0), (c1, BOWL_INNER), (c0, BOWL_INNER)]
+        for k in (0, 1, 2, 0, 2, 3):
+            c, radius = rim[k]
+            rows.append([c[0] * radius, c[1] * radius, 1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+    return np.array(rows, np.float32)
+
+
 # The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape; and the domes'.
-PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "dome": _unit_dome}
+PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "bowl": _unit_bowl, "dome": _unit_dome}
 
 
 def look_at(eye, target, up) -> np.ndarray:

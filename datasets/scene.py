@@ -18,7 +18,7 @@ from dicecam.mechanics.errors import DiceError, LimitError
 
 from . import effects as fx
 from . import geometry
-from .render import BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, Renderer, SceneSpec, look_at, perspective
+from .render import BOWL_INNER, BODY_COLOURS, FONTS, INK_COLOURS, DieSpec, Light, Renderer, SceneSpec, look_at, perspective
 from .surfaces import N_SURFACES, PER_KIND, SURFACES
 
 # Circumradius in mm of a typical die of each kind (a 16 mm d6 has 13.9 mm).
@@ -259,6 +259,8 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
         props = props + _round_props(own, cam, dice, width, height)
     # Domes draw after everything else this table drew, from the same generator: older scenes keep every draw.
     domes = _dome(own, dice, walls, props) if dice and own.random() < DOME_CHANCE else []
+    if dice and own.random() < HOLDER_CHANCE:
+        props = props + _holder(own, dice, walls, props, domes)
     scene = SceneSpec(
         width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
         surface=surface, surface_uv=uv, walls=walls, wall_colour=wall_colour, props=props, domes=domes,
@@ -354,6 +356,43 @@ def _dome(rng: np.random.Generator, dice: list[DieSpec], walls, props) -> list:
     M[:3, 3] = (centre[0], centre[1], 0.0)
     tint = _colour_jitter(DOME_TINTS[int(rng.integers(len(DOME_TINTS)))], rng, 0.03)
     return [(M, tint, float(rng.uniform(0.04, 0.16)))]
+
+
+# What else holds dice on a table: a dice tower standing at a tray's end, or a bowl the dice lie in. Tried on
+# HOLDER_CHANCE of the tables (a tower where there is a tray, a bowl where there is none), kept where it fits.
+HOLDER_CHANCE = 0.25
+HOLDER_COLOURS = ((0.35, 0.2, 0.1), (0.08, 0.08, 0.08), (0.55, 0.4, 0.25), (0.85, 0.82, 0.75), (0.2, 0.25, 0.45))
+
+
+def _holder(rng: np.random.Generator, dice: list[DieSpec], walls, props, domes) -> list:
+    colour = _colour_jitter(HOLDER_COLOURS[int(rng.integers(len(HOLDER_COLOURS)))], rng)
+    if walls:
+        # A tower: a tall box against the outside of one of the tray's walls, as wide as a tower is.
+        (cx, cy, _), (hx, hy, _) = walls[int(rng.integers(len(walls)))]
+        half = rng.uniform(25, 45, 2)
+        tall = rng.uniform(60, 140)
+        outward = np.array([0.0, np.sign(cy - np.mean([d.pos[1] for d in dice]))]) if hx > hy else \
+            np.array([np.sign(cx - np.mean([d.pos[0] for d in dice])), 0.0])
+        centre = np.array([cx, cy]) + outward * (np.array([hx, hy]) + half)
+        M = np.diag([half[0], half[1], tall, 1.0])
+        M[:3, 3] = (centre[0], centre[1], tall)
+        holder, reach = (M, colour, "box"), float(np.hypot(*half))
+    elif domes:
+        return []
+    else:
+        # A bowl around every die, its wall clear of them; none where the dice lie too far apart for one.
+        xy = np.array([d.pos[:2] for d in dice])
+        centre = xy.mean(0) + rng.normal(0, 5, 2)
+        r = max(np.linalg.norm(p - centre) + d.scale for p, d in zip(xy, dice)) / BOWL_INNER + rng.uniform(5, 40)
+        if r > 160:
+            return []
+        M = np.diag([r, r, rng.uniform(12, 40), 1.0])
+        M[:3, 3] = (centre[0], centre[1], 0.0)
+        holder, reach = (M, colour, "bowl"), r
+    for P, _, _ in props:  # nothing else on the table stands where it does
+        if np.linalg.norm(P[:2, 3] - centre) < reach + np.linalg.norm(P[:2, :2], axis=0).max():
+            return []
+    return [holder]
 
 
 def _tray(rng: np.random.Generator, dice: list[DieSpec]):

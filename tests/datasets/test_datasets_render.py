@@ -197,6 +197,8 @@ def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die(gl):
 
 
 def test_round_clutter_takes_no_draw_from_the_table_so_every_scene_keeps_the_draws_it_had(monkeypatch):
+    monkeypatch.setattr(sc, "_holder", lambda *a: [])  # drawn after the round clutter, from the same generator
+
     def table(seed):
         rng = np.random.default_rng(seed)
         lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 6)
@@ -240,6 +242,8 @@ def test_a_glass_dome_over_a_die_keeps_its_label_and_lets_it_be_seen(gl):
 
 
 def test_domes_cover_a_die_whole_and_take_no_draw_from_the_table(monkeypatch):
+    monkeypatch.setattr(sc, "_holder", lambda *a: [])  # drawn after the domes, from the same generator
+
     def table(seed):
         rng = np.random.default_rng(seed)
         lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 4)
@@ -261,3 +265,31 @@ def test_domes_cover_a_die_whole_and_take_no_draw_from_the_table(monkeypatch):
         assert before[:2] == after[:2]
         assert len(before[2]) == len(after[2]) and all(np.array_equal(a[0], b[0]) for a, b in zip(before[2], after[2]))
         assert after[3] == []
+
+
+def test_towers_stand_outside_trays_and_bowls_hold_every_die_and_neither_takes_a_draw(monkeypatch):
+    def table(seed):
+        rng = np.random.default_rng(seed)
+        lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 3)
+        return rng.random(), lay.scene
+
+    seeds = range(80)
+    tables = [table(s) for s in seeds]
+    towers = bowls = 0
+    for _, scene in tables:
+        for M, _, shape in scene.props:
+            if shape == "bowl":
+                bowls += 1
+                inner = M[0, 0] * render.BOWL_INNER
+                assert all(np.linalg.norm(d.pos[:2] - M[:2, 3]) + d.scale <= inner for d in scene.dice), "every die inside"
+            elif shape == "box" and M[2, 3] >= 60:  # a tower: no clutter stands that tall
+                towers += 1
+                assert scene.walls, "a tower stands at a tray"
+                assert all(max(abs(d.pos[0] - M[0, 3]) - M[0, 0], abs(d.pos[1] - M[1, 3]) - M[1, 1]) > 0
+                           for d in scene.dice), "no die inside the tower"
+    assert towers and bowls
+    monkeypatch.setattr(sc, "_holder", lambda *a: [])
+    for (after, with_holder), (after2, without) in zip(tables, [table(s) for s in seeds]):
+        assert after == after2 and [d.pos.tolist() for d in with_holder.dice] == [d.pos.tolist() for d in without.dice]
+        kept = [p for p in with_holder.props if not (p[2] == "bowl" or (p[2] == "box" and p[0][2, 3] >= 60))]
+        assert len(kept) == len(without.props) and all(np.array_equal(a[0], b[0]) for a, b in zip(kept, without.props))
