@@ -365,6 +365,7 @@ HOLDER_COLOURS = ((0.35, 0.2, 0.1), (0.08, 0.08, 0.08), (0.55, 0.4, 0.25), (0.85
 
 
 def _holder(rng: np.random.Generator, dice: list[DieSpec], walls, props, domes) -> list:
+    """A tower beside the tray, or a bowl around the dice; none where it would stand on anything else."""
     colour = _colour_jitter(HOLDER_COLOURS[int(rng.integers(len(HOLDER_COLOURS)))], rng)
     if walls:
         # A tower: a tall box against the outside of one of the tray's walls, as wide as a tower is.
