@@ -440,15 +440,16 @@ def _unit_cylinder(sides: int = 32) -> np.ndarray:
     return np.array(rows, np.float32)
 
 
-def _unit_dome(sides: int = 48, rings: int = 16) -> np.ndarray:
-    """Vertex rows of the upper half of the unit sphere (z from 0 to 1), smooth-shaded, open at its foot."""
+def _unit_dome(sides: int = 48, rings: int = 16, whole: bool = False) -> np.ndarray:
+    """Vertex rows of the upper half of the unit sphere (z from 0 to 1), smooth-shaded, open at its foot; `whole`:
+    the whole sphere."""
     def row(theta: float, phi: float) -> list[float]:
         n = np.array([np.cos(phi) * np.sin(theta), np.sin(phi) * np.sin(theta), np.cos(theta)])
         t = np.array([-np.sin(phi), np.cos(phi), 0.0])
         return [*n, *n, 0.5, 0.5, *t, *np.cross(n, t)]
 
     rows = []
-    th = np.linspace(0, np.pi / 2, rings + 1)
+    th = np.linspace(0, np.pi if whole else np.pi / 2, rings + 1)
     ph = np.linspace(0, 2 * np.pi, sides + 1)
     for i in range(rings):
         for j in range(sides):
@@ -484,7 +485,8 @@ def _unit_bowl(sides: int = 48) -> np.ndarray:
 
 
 # The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape; and the domes'.
-PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "bowl": _unit_bowl, "dome": _unit_dome}
+PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "bowl": _unit_bowl, "dome": _unit_dome,
+               "ball": lambda: _unit_dome(24, 16, whole=True)}
 
 
 def look_at(eye, target, up) -> np.ndarray:

@@ -261,6 +261,8 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
     domes = _dome(own, dice, walls, props) if dice and own.random() < DOME_CHANCE else []
     if dice and own.random() < HOLDER_CHANCE:
         props = props + _holder(own, dice, walls, props, domes)
+    if dice and own.random() < HAND_CHANCE:
+        props = props + _hand(own, cam, dice, props, domes, width, height)
     scene = SceneSpec(
         width=width, height=height, view=cam.view, proj=cam.proj, cam_pos=cam.eye,
         surface=surface, surface_uv=uv, walls=walls, wall_colour=wall_colour, props=props, domes=domes,
@@ -394,6 +396,33 @@ def _holder(rng: np.random.Generator, dice: list[DieSpec], walls, props, domes) 
         if np.linalg.norm(P[:2, 3] - centre) < reach + np.linalg.norm(P[:2, :2], axis=0).max():
             return []
     return [holder]
+
+
+# A player's hand resting on the table beside the dice: palm, fingers, thumb and wrist as ellipsoids in mm (centre
+# x, y, z; half sizes; turn in degrees), the fingers pointing along +x. Tried on HAND_CHANCE of the tables.
+HAND_CHANCE = 0.12
+HAND = (((0, 0, 14), (45, 40, 14), 0), ((-95, 0, 22), (70, 34, 22), 0), ((18, 46, 10), (30, 11, 10), 40),
+        *(((85, y, 9), (40, 9.5, 9), a) for y, a in ((-28, -8), (-9, -2), (10, 2), (28, 7))))
+SKIN = ((0.93, 0.76, 0.65), (0.8, 0.6, 0.45), (0.55, 0.37, 0.25), (0.35, 0.23, 0.16))
+
+
+def _hand(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], props, domes, width: int, height: int) -> list:
+    """A hand flat on the table, clear of every die, dome and prop; none where it would not fit."""
+    size = rng.uniform(0.85, 1.15)
+    xy = cam.unproject_to_table(rng.uniform(0, width), rng.uniform(0, height))[:2]
+    turn = geometry.axis_angle([0, 0, 1], rng.uniform(0, 2 * np.pi))
+    skin = _colour_jitter(SKIN[int(rng.integers(len(SKIN)))], rng, 0.05)
+    others = [(d.pos[:2], d.scale) for d in dice] + [(M[:2, 3], M[0, 0]) for M, _, _ in domes] + \
+        [(M[:2, 3], np.linalg.norm(M[:2, :2], axis=0).max()) for M, _, _ in props]
+    out = []
+    for centre, half, angle in HAND:
+        M = np.eye(4)
+        M[:3, :3] = turn @ geometry.axis_angle([0, 0, 1], np.radians(angle)) @ np.diag(half) * size
+        M[:3, 3] = (*(turn[:2, :2] @ np.array(centre[:2]) * size + xy), centre[2] * size)
+        if any(np.linalg.norm(at - M[:2, 3]) < extent + max(half) * size for at, extent in others):
+            return []  # every part clear of every die and everything else on the table
+        out.append((M, skin, "ball"))
+    return out
 
 
 def _tray(rng: np.random.Generator, dice: list[DieSpec]):

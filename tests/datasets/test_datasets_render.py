@@ -197,7 +197,8 @@ def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die(gl):
 
 
 def test_round_clutter_takes_no_draw_from_the_table_so_every_scene_keeps_the_draws_it_had(monkeypatch):
-    monkeypatch.setattr(sc, "_holder", lambda *a: [])  # drawn after the round clutter, from the same generator
+    for later in ("_holder", "_hand"):  # drawn after the round clutter, from the same generator
+        monkeypatch.setattr(sc, later, lambda *a: [])
 
     def table(seed):
         rng = np.random.default_rng(seed)
@@ -242,7 +243,8 @@ def test_a_glass_dome_over_a_die_keeps_its_label_and_lets_it_be_seen(gl):
 
 
 def test_domes_cover_a_die_whole_and_take_no_draw_from_the_table(monkeypatch):
-    monkeypatch.setattr(sc, "_holder", lambda *a: [])  # drawn after the domes, from the same generator
+    for later in ("_holder", "_hand"):  # drawn after the domes, from the same generator
+        monkeypatch.setattr(sc, later, lambda *a: [])
 
     def table(seed):
         rng = np.random.default_rng(seed)
@@ -268,6 +270,8 @@ def test_domes_cover_a_die_whole_and_take_no_draw_from_the_table(monkeypatch):
 
 
 def test_towers_stand_outside_trays_and_bowls_hold_every_die_and_neither_takes_a_draw(monkeypatch):
+    monkeypatch.setattr(sc, "_hand", lambda *a: [])  # drawn after the holders, from the same generator
+
     def table(seed):
         rng = np.random.default_rng(seed)
         lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 3)
@@ -292,4 +296,26 @@ def test_towers_stand_outside_trays_and_bowls_hold_every_die_and_neither_takes_a
     for (after, with_holder), (after2, without) in zip(tables, [table(s) for s in seeds]):
         assert after == after2 and [d.pos.tolist() for d in with_holder.dice] == [d.pos.tolist() for d in without.dice]
         kept = [p for p in with_holder.props if not (p[2] == "bowl" or (p[2] == "box" and p[0][2, 3] >= 60))]
+        assert len(kept) == len(without.props) and all(np.array_equal(a[0], b[0]) for a, b in zip(kept, without.props))
+
+
+def test_a_hand_lies_beside_the_dice_never_on_one_and_takes_no_draw(monkeypatch):
+    def table(seed):
+        rng = np.random.default_rng(seed)
+        lay = sc.sample_scene(rng, list(g.KINDS), 640, 480, 3)
+        return rng.random(), lay.scene
+
+    tables = [table(s) for s in range(150)]
+    hands = [scene for _, scene in tables if any(p[2] == "ball" for p in scene.props)]
+    assert hands, "some tables have a hand"
+    for scene in hands:
+        parts = [p for p in scene.props if p[2] == "ball"]
+        assert len(parts) == len(sc.HAND)
+        for M, _, _ in parts:
+            reach = np.linalg.norm(M[:3, :3], axis=0).max()
+            assert all(np.linalg.norm(d.pos[:2] - M[:2, 3]) >= reach + d.scale for d in scene.dice), "clear of every die"
+    monkeypatch.setattr(sc, "_hand", lambda *a: [])
+    for (after, with_hand), (after2, without) in zip(tables, [table(s) for s in range(150)]):
+        kept = [p for p in with_hand.props if p[2] != "ball"]
+        assert after == after2 and [d[0].tolist() for d in with_hand.domes] == [d[0].tolist() for d in without.domes]
         assert len(kept) == len(without.props) and all(np.array_equal(a[0], b[0]) for a, b in zip(kept, without.props))
