@@ -131,8 +131,8 @@ class SceneSpec:
     # Dice-tray walls: boxes (centre xyz, half sizes xyz) in mm, drawn in wall_colour.
     walls: list[tuple[tuple[float, float, float], tuple[float, float, float]]] = field(default_factory=list)
     wall_colour: tuple[float, float, float] = (0.3, 0.2, 0.12)
-    # Clutter that is not a die (cards, erasers, coins, knobs, cups): (4x4 model of the unit shape, colour,
-    # shape), the shape one of PROP_SHAPES (a unit cube or a unit cylinder, its axis along z).
+    # Clutter that is not a die (cards, erasers, coins, knobs, cups, a tower, a bowl, a hand's parts): (4x4 model of
+    # the unit shape, colour, shape), the shape one of PROP_SHAPES (a unit cube, or a cylinder, bowl or ball).
     props: list[tuple[np.ndarray, tuple[float, float, float], str]] = field(default_factory=list)
     # Glass domes over dice (a dice tower's dome, a dice jail): (4x4 model of the unit dome, tint, alpha where
     # the glass faces the camera). Drawn last and see-through: a die under one keeps its pixels in the id map.
@@ -484,9 +484,13 @@ def _unit_bowl(sides: int = 48) -> np.ndarray:
     return np.array(rows, np.float32)
 
 
+def _unit_ball() -> np.ndarray:
+    """Vertex rows of the unit sphere, coarser than a dome: the parts of a hand are small on screen."""
+    return _unit_dome(24, 16, whole=True)
+
+
 # The shapes clutter is made of (`SceneSpec.props`), as vertex rows of a unit shape; and the domes'.
-PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "bowl": _unit_bowl, "dome": _unit_dome,
-               "ball": lambda: _unit_dome(24, 16, whole=True)}
+PROP_SHAPES = {"box": _unit_cube, "cylinder": _unit_cylinder, "bowl": _unit_bowl, "dome": _unit_dome, "ball": _unit_ball}
 
 
 def look_at(eye, target, up) -> np.ndarray:
