@@ -331,6 +331,16 @@ def _round_props(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], wid
     return out
 
 
+def _reach(M: np.ndarray) -> float:
+    """How far a prop (its 4x4 model of a unit shape) reaches from its centre across the table."""
+    return float(np.linalg.norm(M[:2, :2], axis=0).max())
+
+
+def _clear_of(props, at: np.ndarray, reach: float) -> bool:
+    """Whether nothing in `props` stands within `reach` of the table spot `at` (each by its own reach too)."""
+    return all(np.linalg.norm(M[:2, 3] - at) >= reach + _reach(M) for M, _, _ in props)
+
+
 # A glass dome over a die (a dice tower's dome, a dice jail): the real photo the detector failed on was of a die
 # under one, boxed as the dome. Tried on DOME_CHANCE of the tables, kept where it fits: about one table in ten.
 DOME_CHANCE = 0.2
@@ -351,9 +361,8 @@ def _dome(rng: np.random.Generator, dice: list[DieSpec], walls, props) -> list:
     for c, hs in walls:
         if max(abs(centre[0] - c[0]) - hs[0], abs(centre[1] - c[1]) - hs[1]) < r:
             return []
-    for M, _, _ in props:
-        if np.linalg.norm(M[:2, 3] - centre) < r + np.linalg.norm(M[:2, :2], axis=0).max():
-            return []
+    if not _clear_of(props, centre, r):
+        return []
     M = np.diag([r, r, height, 1.0])
     M[:3, 3] = (centre[0], centre[1], 0.0)
     tint = _colour_jitter(DOME_TINTS[int(rng.integers(len(DOME_TINTS)))], rng, 0.03)
@@ -392,10 +401,7 @@ def _holder(rng: np.random.Generator, dice: list[DieSpec], walls, props, domes) 
         M = np.diag([r, r, rng.uniform(12, 40), 1.0])
         M[:3, 3] = (centre[0], centre[1], 0.0)
         holder, reach = (M, colour, "bowl"), r
-    for P, _, _ in props:  # nothing else on the table stands where it does
-        if np.linalg.norm(P[:2, 3] - centre) < reach + np.linalg.norm(P[:2, :2], axis=0).max():
-            return []
-    return [holder]
+    return [holder] if _clear_of(props, centre, reach) else []  # nothing else on the table stands where it does
 
 
 # A player's hand resting on the table beside the dice: palm, fingers, thumb and wrist as ellipsoids in mm (centre
@@ -412,8 +418,7 @@ def _hand(rng: np.random.Generator, cam: Camera, dice: list[DieSpec], props, dom
     xy = cam.unproject_to_table(rng.uniform(0, width), rng.uniform(0, height))[:2]
     turn = geometry.axis_angle([0, 0, 1], rng.uniform(0, 2 * np.pi))
     skin = _colour_jitter(SKIN[int(rng.integers(len(SKIN)))], rng, 0.05)
-    others = [(d.pos[:2], d.scale) for d in dice] + [(M[:2, 3], M[0, 0]) for M, _, _ in domes] + \
-        [(M[:2, 3], np.linalg.norm(M[:2, :2], axis=0).max()) for M, _, _ in props]
+    others = [(d.pos[:2], d.scale) for d in dice] + [(M[:2, 3], _reach(M)) for M, _, _ in list(domes) + list(props)]
     out = []
     for centre, half, angle in HAND:
         M = np.eye(4)

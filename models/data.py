@@ -24,10 +24,9 @@ from tqdm import tqdm
 from dicecam.datasets.scene import parse_kinds
 from dicecam.datasets.synth import _render_one, open_worker_renderer, worker_renderer
 from dicecam.mechanics.errors import DicecamError
-from dicecam.vision.boxes import normalised
 from dicecam.vision.crops import FACE_INDEX, KIND_OF_FACE, KINDS, square_crop
 from dicecam.vision.evaluate import held_out, load_truth
-from dicecam.vision.labels import pixel_box, read_yolo_labels, yolo_lines, yolo_pairs
+from dicecam.vision.labels import pixel_box, read_yolo_labels, yolo_line, yolo_lines, yolo_pairs
 from dicecam.vision.read import Reader
 
 
@@ -241,6 +240,5 @@ def _write_yolo(folder: Path, stem: str, img: np.ndarray, box, kind: int) -> Non
     (folder / "images").mkdir(parents=True, exist_ok=True)
     (folder / "labels").mkdir(parents=True, exist_ok=True)
     h, w = img.shape[:2]
-    cx, cy, bw, bh = normalised(tuple(float(v) for v in box), w, h)
     cv2.imwrite(str(folder / "images" / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    (folder / "labels" / f"{stem}.txt").write_text(f"{kind} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}\n")
+    (folder / "labels" / f"{stem}.txt").write_text(yolo_line(kind, tuple(float(v) for v in box), w, h) + "\n")

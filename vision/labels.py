@@ -21,13 +21,15 @@ __all__ = ["IMAGE_EXTS", "data_yaml", "pixel_box", "read_yolo_labels", "yolo_box
 # The image files a folder is read for: `dicecam read DIR`, a folder of frames, YOLO folders.
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
 
+def yolo_line(kind: int, box, width: int, height: int) -> str:
+    """One label line: a die's kind (its index in KINDS) and its pixel box in a width x height picture."""
+    cx, cy, w, h = normalised(box, width, height)
+    return f"{kind} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}"
+
+
 def yolo_lines(read: ImageRead) -> list[str]:
     """The label file's lines for one read: each die's kind as its index in KINDS."""
-    out = []
-    for d in read.dice:
-        cx, cy, w, h = normalised(d.box, read.width, read.height)
-        out.append(f"{KINDS.index(d.type.value)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-    return out
+    return [yolo_line(KINDS.index(d.type.value), d.box, read.width, read.height) for d in read.dice]
 
 
 def data_yaml(train: list[str], val: list[str], root: Path | None = None) -> str:

@@ -2,7 +2,7 @@
 
 The detector must box the die, not what holds it; on a real photo of a die under a dice tower's dome its one box
 was the dome. Renders can say how far that goes, because the same table can be drawn twice, once without the
-glass: the dice under the dome are boxed (overlap 0.5) and read right how often in each, and how many readings
+glass: the dice under the dome are boxed (as `dicecam eval` matches them) and read right how often in each, and how many readings
 box the dome itself. Figures are reported, never asserted.
 """
 
@@ -17,6 +17,7 @@ from dicecam.datasets.render import Renderer
 from dicecam.datasets.scene import Layout, parse_kinds, render_scene, sample_scene
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.boxes import iou
+from dicecam.vision.evaluate import matching_detection
 from dicecam.vision.read import Reader
 
 FIRST_SEED = 50_000
@@ -57,11 +58,13 @@ def under_dome(lay: Layout, truth: list[DieReading]) -> list[DieReading]:
 
 def _score(readings: list[DieReading], dice: list[DieReading], box) -> dict:
     boxed = right = sure = sure_wrong = 0
+    xyxy = np.array([r.box for r in readings], np.float32).reshape(-1, 4)
+    confidence = np.array([r.confidence or 0.0 for r in readings], np.float32)
     for d in dice:
-        overlaps = [iou(r.box, d.box) for r in readings]
-        if not overlaps or max(overlaps) < 0.5:
+        k = matching_detection(d.box, xyxy, confidence)
+        if k is None:
             continue
-        r = readings[int(np.argmax(overlaps))]
+        r = readings[k]
         ok = r.type == d.type and r.value == d.value
         boxed, right = boxed + 1, right + ok
         if not (r.uncertain or r.cocked):
