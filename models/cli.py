@@ -57,6 +57,9 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=2, help="render and data-loading processes")
     p.add_argument("--stages", default=",".join(DEFAULT_STAGES),
                    help=f"comma-separated subset of {','.join(STAGES)} (default: all but recogniser)")
+    p.add_argument("--pack-real", type=Path, default=None, metavar="OUT",
+                   help="only copy WORK/real's detector photos, shrunk to --imgsz, into the new folder OUT: put it "
+                        "at WORK/real on a training machine without the shared sets (a lent GPU)")
     p.set_defaults(handler=_train)
 
 
@@ -81,6 +84,12 @@ def _train(args) -> int:
         raise DicecamError(f"--detector-init takes an exported detector (.onnx) or a checkpoint (.pt) that exists, not {init}")
     if not 0 < args.detector_lr <= 1:
         raise LimitError(f"--detector-lr must be over 0 and at most 1, got {args.detector_lr}")
+    if args.pack_real is not None:  # needs no training extra: the photos are copied, nothing is trained
+        from .data import pack_for_detector
+
+        packed = pack_for_detector(args.work / "real", args.pack_real, max_side=args.imgsz)
+        print(f"packed {packed['photos']} ({packed['bytes'] / 1e6:.1f} MB) into {args.pack_real}")
+        return 0
     from dicecam.vision.extras import require
 
     # Only look: ultralytics must not be imported before the recipe sets it up offline.

@@ -182,6 +182,43 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
     return summary
 
 
+# The real stage's folders the detector trains on (recipe.run's detector stage), relative to WORK/real.
+DETECTOR_FOLDERS = ("yolo/train", "yolo/val", "reads_yolo/train")
+
+
+def pack_for_detector(real_work: Path, out: Path, *, max_side: int = 416, quality: int = 85) -> dict:
+    """A small copy of the real stage's detector photos (WORK/real), for a training machine that has no
+    shared sets: each photo shrunk to `max_side` (the detector's training size: it would shrink them there
+    anyway), its YOLO labels as they are (they are in fractions of the photo), and the stage's sets.json.
+    Placed at that machine's WORK/real, the real stage is skipped and the detector stage trains on it; the
+    face reader's crops stay behind (a detector run needs none, and they are most of the folder)."""
+    real_work, out = Path(real_work), Path(out)
+    if not (real_work / "sets.json").is_file():
+        raise DicecamError(f"no real photos in {real_work}: run the real stage first (--stages real)")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DicecamError(f"{out} is not empty: pack into a new folder")
+    counts = {}
+    for folder in DETECTOR_FOLDERS:
+        images = real_work / folder / "images"
+        if not images.is_dir():
+            continue
+        (out / folder / "images").mkdir(parents=True, exist_ok=True)
+        (out / folder / "labels").mkdir(parents=True, exist_ok=True)
+        n = 0
+        for path in sorted(images.glob("*.jpg")):
+            label = real_work / folder / "labels" / f"{path.stem}.txt"
+            img = cv2.imread(str(path))
+            if img is None or not label.is_file():
+                continue
+            cv2.imwrite(str(out / folder / "images" / path.name), _shrink(img, max_side),
+                        [cv2.IMWRITE_JPEG_QUALITY, quality])
+            (out / folder / "labels" / label.name).write_bytes(label.read_bytes())
+            n += 1
+        counts[folder] = n
+    (out / "sets.json").write_bytes((real_work / "sets.json").read_bytes())
+    return {"photos": counts, "max_side": max_side, "bytes": sum(f.stat().st_size for f in out.rglob("*") if f.is_file())}
+
+
 # --- real photos labelled in the read format (one die each, value or kind only) ----------------
 
 # The sets trained on, under `real`; burksbuilds-faces (one photo per face) stays a test set.

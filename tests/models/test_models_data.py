@@ -58,3 +58,58 @@ def test_every_other_training_photo_goes_to_the_detector_with_its_truths_kind_an
         dets = reader.detect(img)
         surest = dets.xyxy[int(np.argmax(dets.confidence))]
         assert iou(tuple(box), tuple(float(v) for v in surest)) > 0.99
+
+
+def _real_stage_folder(root, side=(600, 900)):
+    """What the recipe's real stage leaves for the detector: YOLO folders, the face reader's crops, sets.json."""
+    import cv2
+
+    for folder, n in (("yolo/train", 2), ("yolo/val", 1), ("reads_yolo/train", 1)):
+        (root / folder / "images").mkdir(parents=True)
+        (root / folder / "labels").mkdir(parents=True)
+        for i in range(n):
+            cv2.imwrite(str(root / folder / "images" / f"p{i}.jpg"), np.full((*side, 3), 90 + i, np.uint8))
+            (root / folder / "labels" / f"p{i}.txt").write_text(f"1 0.5 0.5 0.{i + 1} 0.{i + 2}\n")
+    (root / "crops.npz").write_bytes(b"x" * 1000)
+    (root / "sets.json").write_text('["pips", "lurig-d20-values"]\n')
+
+
+def test_the_detector_photos_pack_shrunk_to_the_training_size_with_their_labels_and_without_the_crops(tmp_path):
+    import cv2
+
+    from dicecam.models.data import pack_for_detector
+
+    _real_stage_folder(tmp_path / "real")
+    packed = pack_for_detector(tmp_path / "real", tmp_path / "out", max_side=416)
+    assert packed["photos"] == {"yolo/train": 2, "yolo/val": 1, "reads_yolo/train": 1}
+    out = tmp_path / "out"
+    assert cv2.imread(str(out / "yolo/train/images/p1.jpg")).shape[:2] == (277, 416)
+    assert (out / "yolo/train/labels/p1.txt").read_text() == "1 0.5 0.5 0.2 0.3\n"
+    assert (out / "sets.json").read_text() == '["pips", "lurig-d20-values"]\n'
+    assert not (out / "crops.npz").exists()
+
+
+def test_packing_refuses_a_work_folder_without_real_photos_and_an_occupied_destination(tmp_path):
+    from dicecam.mechanics.errors import DicecamError
+    from dicecam.models.data import pack_for_detector
+
+    with pytest.raises(DicecamError, match="run the real stage first"):
+        pack_for_detector(tmp_path / "real", tmp_path / "out")
+    _real_stage_folder(tmp_path / "real")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "kept.txt").write_text("mine")
+    with pytest.raises(DicecamError, match="not empty"):
+        pack_for_detector(tmp_path / "real", tmp_path / "out")
+    assert (tmp_path / "out" / "kept.txt").read_text() == "mine"
+
+
+def test_train_pack_real_says_in_one_line_what_is_missing(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "train", "--work", str(tmp_path / "w"),
+                        "--pack-real", str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "run the real stage first" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
