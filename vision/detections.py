@@ -44,6 +44,10 @@ class Detections:
     def __getitem__(self, mask) -> "Detections":
         return Detections(**{f: getattr(self, f)[mask] for f in self.__dataclass_fields__})
 
+    def concat(self, other: "Detections") -> "Detections":
+        """These detections followed by `other`'s."""
+        return Detections(**{f: np.concatenate([getattr(self, f), getattr(other, f)]) for f in self.__dataclass_fields__})
+
     def with_faces(self, **fields) -> "Detections":
         return replace(self, **fields)
 

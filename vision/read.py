@@ -26,6 +26,7 @@ from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
 from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
+from .second import SecondOpinion, load_second
 from .upface import MODEL_FILE, UpFaceFinder
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
@@ -72,11 +73,13 @@ class Reader:
                  colours: list[str] | None = None, min_score: float = 0.3, backend: str = "custom",
                  crop_size: int = CROP_SIZE, model_id: str = "custom", numerals: NumeralReader | None = None,
                  finder: Callable[[np.ndarray], np.ndarray] | None = None, kind_head: Model | None = None,
-                 doubt: Doubt | None = None, check: DieCheck | None = None) -> None:
+                 doubt: Doubt | None = None, check: DieCheck | None = None,
+                 second: SecondOpinion | None = None) -> None:
         self.detector, self.faces = detector, faces
         # The die check (vision/diecheck.py) reads the detector below its threshold and keeps the boxes
-        # the face network sees a die in; without it the detector's threshold alone decides.
-        self.check = check
+        # the face network sees a die in; without it the detector's threshold alone decides. A second
+        # detector (vision/second.py) may then veto dice it sees nothing at and add dice the first missed.
+        self.check, self.second = check, second
         # Numerals are text (vision/numerals.py); the finder says where the up face's numeral is and
         # which way it is turned; the kind head refines the detector's kind. Each is optional: without
         # them the reader is the face network alone, as tests with fakes use it.
@@ -115,7 +118,9 @@ class Reader:
                    numerals=numerals, finder=_optional_finder(folder),
                    kind_head=_optional_kind_head(folder, model_id, name, threads) if kind_head else None,
                    doubt=_optional_doubt(folder, model_id, numerals.source) if doubt else None,
-                   check=_optional_check(folder, model_id) if check else None)
+                   check=_optional_check(folder, model_id) if check else None,
+                   second=load_second(folder, model_id, lambda p: open_session(p, name, threads), detector_boxes)
+                   if check else None)
 
     def detect(self, frame: np.ndarray) -> Detections:
         """The dice in a frame: the detector's boxes, and where there is a die check, the ones it keeps."""
@@ -125,10 +130,7 @@ class Reader:
         """The detector's own boxes scored `min_score` (default: its threshold, or the check's floor) or more."""
         if min_score is None:
             min_score = self.min_score if self.check is None else min(self.min_score, self.check.floor)
-        h, w = frame.shape[:2]
-        lb, x = Letterbox.input(frame, self.in_w, self.in_h)
-        raw = self.detector(x)[0]
-        return Detections.from_yolo(raw, lb.scale, lb.pad, (w, h), min_score=min_score)
+        return detector_boxes(self.detector, self.in_w, self.in_h)(frame, min_score)
 
     def seen(self, frame: np.ndarray, dets: Detections) -> "Seen":
         """The face network's view of each box: its crops and raw outputs."""
@@ -145,14 +147,37 @@ class Reader:
     def _found(self, frame: np.ndarray) -> tuple[Detections, "Seen | None"]:
         """The dice in a frame, and the face network's view of them when the check needed it."""
         dets = self.boxes(frame)
-        if self.check is None or not len(dets):
+        if self.check is None:
             return dets, None
-        seen = self.seen(frame, dets)
-        if len(seen.out) < 4:  # a face reader without features: the detector's threshold alone
-            keep = dets.confidence >= self.min_score
-        else:
+        seen = None
+        if len(dets):
+            seen = self.seen(frame, dets)
+            if len(seen.out) < 4:  # a face reader without features: the detector's threshold alone
+                return dets[dets.confidence >= self.min_score], seen[dets.confidence >= self.min_score]
             keep = self.check.keep(self.die_chance(frame, dets, seen), dets.confidence)
-        return dets[keep], seen[keep]
+            dets, seen = dets[keep], seen[keep]
+        if self.second is None:
+            return dets, seen
+        return self._second_opinion(frame, dets, seen)
+
+    def _second_opinion(self, frame: np.ndarray, dets: Detections, seen: "Seen | None") -> tuple[Detections, "Seen | None"]:
+        """The dice kept, less those the second detector vetoes, plus those it adds (vision/second.py)."""
+        looks: list[Seen] = []  # the face network's view of the boxes it would add, taken once
+
+        def features(boxes: Detections) -> np.ndarray:
+            looks.append(self.seen(frame, boxes))
+            return looks[-1].out[3]
+
+        opinion = self.second.on(frame, dets, features)
+        dets = dets[opinion.keep]
+        seen = seen[opinion.keep] if seen is not None else None
+        if not opinion.add.any():
+            return dets, seen
+        added = looks[0][opinion.add]
+        if seen is None or not len(dets):
+            return opinion.added, added
+        return dets.concat(opinion.added), Seen(np.concatenate([seen.crops, added.crops]),
+                                                [np.concatenate(pair) for pair in zip(seen.out, added.out)])
 
     def crops(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8: the face reader's view of each box."""
@@ -261,6 +286,15 @@ class Reader:
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()
+
+
+def detector_boxes(model: Model, in_w: int, in_h: int) -> Callable[[np.ndarray, float], Detections]:
+    """(frame, min_score) -> the boxes an exported YOLO detector of input in_w x in_h scores min_score or more."""
+    def boxes(frame: np.ndarray, min_score: float) -> Detections:
+        h, w = frame.shape[:2]
+        lb, x = Letterbox.input(frame, in_w, in_h)
+        return Detections.from_yolo(model(x)[0], lb.scale, lb.pad, (w, h), min_score=min_score)
+    return boxes
 
 
 @dataclass(frozen=True)
