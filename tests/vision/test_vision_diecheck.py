@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.errors import DicecamError
-from dicecam.vision.crops import FACE_CLASSES
 from dicecam.vision.diecheck import DieCheck, check_inputs, relative_side
 from dicecam.vision.read import Letterbox, Reader
+from fake_models import brightness_faces, yolo_raw
 
 FEATURES = 4
 
@@ -53,11 +53,6 @@ def test_a_check_round_trips_and_one_fitted_on_another_face_reader_is_refused(tm
         DieCheck.load(path, "abc")
 
 
-def _raw(boxes_in_input, scores):
-    cols = [[(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1, *s] for (x1, y1, x2, y2), s in zip(boxes_in_input, scores)]
-    return np.array(cols, np.float32).T[None]
-
-
 def _table(check: DieCheck | None):
     """A reader whose detector draws a faint box round a bright patch (a die) and a confident box round a
     dark one (a knob), and whose face network's first feature is the crop's brightness."""
@@ -66,21 +61,12 @@ def _table(check: DieCheck | None):
     calls = []
 
     def detector(x):
-        return [_raw([(100, 100, 140, 140), (250, 100, 290, 140)], [[0, 0.2, 0, 0, 0, 0, 0], [0, 0.6, 0, 0, 0, 0, 0]])]
-
-    def faces(crops):
-        calls.append(len(crops))
-        n = len(crops)
-        features = np.zeros((n, FEATURES), np.float32)
-        features[:, 0] = crops.mean((1, 2, 3)) / 255
-        logits = np.zeros((n, len(FACE_CLASSES)), np.float32)
-        logits[:, 5] = 9  # a d6 showing 6, surely
-        return [logits, np.zeros((n, 3), np.float32), np.full((n, 1), -5.0, np.float32), features]
+        return [yolo_raw([(100, 100, 140, 140), (250, 100, 290, 140)], [[0, 0.2, 0, 0, 0, 0, 0], [0, 0.6, 0, 0, 0, 0, 0]])]
 
     frame = np.zeros((480, 640, 3), np.uint8)
     x1, y1 = (np.array([100, 100]) - np.array(lb.pad)) / lb.scale
     frame[int(y1) + 5:int(y1) + 55, int(x1) + 5:int(x1) + 55] = 230
-    return Reader(detector, faces, check=check), frame, calls
+    return Reader(detector, brightness_faces(calls, FEATURES), check=check), frame, calls
 
 
 def test_the_reader_keeps_a_faint_die_the_check_sees_and_drops_a_sure_knob_it_does_not():

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.errors import DicecamError
-from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
+from dicecam.vision.crops import KINDS
 from dicecam.vision.diecheck import DieCheck
 from dicecam.vision.read import Letterbox, Reader, detector_boxes
 from dicecam.vision.second import CHECK_FILE, DETECTOR_FILE, SecondOpinion, load_second, pairwise_iou
+from fake_models import brightness_faces, yolo_raw
 
 FEATURES = 4
 LB = Letterbox.fit(640, 480, 416, 320)
@@ -21,15 +22,8 @@ DIE, KNOB, UNDER_GLASS = (60, 60, 100, 100), (180, 60, 220, 100), (300, 60, 340,
 D6 = [0, 0.8, 0, 0, 0, 0, 0]
 
 
-def _raw(boxes, scores):
-    if not boxes:
-        return np.zeros((1, 4 + len(KINDS), 0), np.float32)
-    cols = [[(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1, *s] for (x1, y1, x2, y2), s in zip(boxes, scores)]
-    return np.array(cols, np.float32).T[None]
-
-
 def _detector(*boxes):
-    return lambda x: [_raw(list(boxes), [D6] * len(boxes))]
+    return lambda x: [yolo_raw(list(boxes), [D6] * len(boxes))]
 
 
 def _frame():
@@ -39,18 +33,6 @@ def _frame():
         a = (np.array([x1, y1, x2, y2]) - np.array([*LB.pad, *LB.pad])) / LB.scale
         frame[int(a[1]) + 5:int(a[3]) - 5, int(a[0]) + 5:int(a[2]) - 5] = level
     return frame
-
-
-def _faces(calls):
-    def faces(crops):
-        calls.append(len(crops))
-        n = len(crops)
-        features = np.zeros((n, FEATURES), np.float32)
-        features[:, 0] = crops.mean((1, 2, 3)) / 255
-        logits = np.zeros((n, len(FACE_CLASSES)), np.float32)
-        logits[:, FACE_INDEX[("d6", 6)]] = 9  # a d6 showing 6, surely
-        return [logits, np.zeros((n, 3), np.float32), np.full((n, 1), -5.0, np.float32), features]
-    return faces
 
 
 def _check(trust_bright: bool = True):
@@ -63,7 +45,7 @@ def _check(trust_bright: bool = True):
 def _reader(first, second=None, check=None):
     calls = []
     opinion = None if second is None else SecondOpinion(detector_boxes(second, 416, 320), check or _check())
-    return Reader(first, _faces(calls), check=DieCheck(np.zeros(FEATURES + 9, np.float32), 0.0), second=opinion), calls
+    return Reader(first, brightness_faces(calls, FEATURES), check=DieCheck(np.zeros(FEATURES + 9, np.float32), 0.0), second=opinion), calls
 
 
 def _lefts(dice):

@@ -1,0 +1,29 @@
+"""Fake models for reader tests: a detector's raw output, and a face network that sees dice in bright crops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
+
+
+def yolo_raw(boxes_in_input, scores) -> np.ndarray:
+    """An exported YOLO detector's output, (1, 4 + kinds, boxes), for xyxy boxes in its input's pixels."""
+    if not len(boxes_in_input):
+        return np.zeros((1, 4 + len(KINDS), 0), np.float32)
+    cols = [[(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1, *s] for (x1, y1, x2, y2), s in zip(boxes_in_input, scores)]
+    return np.array(cols, np.float32).T[None]
+
+
+def brightness_faces(calls: list, features: int):
+    """A face network whose first feature is the crop's brightness and which reads every crop as a d6 showing
+    6, surely; it appends the number of crops of each call to `calls`."""
+    def faces(crops):
+        calls.append(len(crops))
+        n = len(crops)
+        out = np.zeros((n, features), np.float32)
+        out[:, 0] = crops.mean((1, 2, 3)) / 255
+        logits = np.zeros((n, len(FACE_CLASSES)), np.float32)
+        logits[:, FACE_INDEX[("d6", 6)]] = 9
+        return [logits, np.zeros((n, 3), np.float32), np.full((n, 1), -5.0, np.float32), out]
+    return faces
