@@ -176,8 +176,7 @@ class Reader:
         added = looks[0][opinion.add]
         if seen is None or not len(dets):
             return opinion.added, added
-        return dets.concat(opinion.added), Seen(np.concatenate([seen.crops, added.crops]),
-                                                [np.concatenate(pair) for pair in zip(seen.out, added.out)])
+        return dets.concat(opinion.added), seen.concat(added)
 
     def crops(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8: the face reader's view of each box."""
@@ -306,6 +305,10 @@ class Seen:
 
     def __getitem__(self, mask) -> "Seen":
         return Seen(self.crops[mask], [o[mask] for o in self.out])
+
+    def concat(self, other: "Seen") -> "Seen":
+        """This view followed by `other`'s (of the same network)."""
+        return Seen(np.concatenate([self.crops, other.crops]), [np.concatenate(p) for p in zip(self.out, other.out)])
 
 
 @dataclass(frozen=True)
