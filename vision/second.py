@@ -7,8 +7,9 @@ far better, but its kind scores and boxes read some real dice worse when it repl
 gives its opinion beside it:
 - **veto**: a die the shipped detector and its check keep is dropped where the second detector has no box on it
   (IoU >= VETO_IOU) scored VETO_SCORE or more;
-- **add**: a box of the second detector that overlaps no die kept (IoU < ADD_IOU) and that its own die check keeps
-  (vision/diecheck.py, fitted on its scores) is added.
+- **add**: a box of the second detector that overlaps no die kept (IoU < ADD_IOU), holds no die kept mostly inside
+  it (ADD_INSIDE of its box: the fine-tuned detector boxes two touching real dice as one), and that its own die
+  check keeps (vision/diecheck.py, fitted on its scores) is added.
 A die both detectors find keeps the shipped detector's box and kind scores, so it reads exactly as it does without
 the second opinion; the face network looks only at the boxes added.
 """
@@ -31,19 +32,30 @@ from .diecheck import DieCheck, boxes_inputs
 DETECTOR_FILE = "second_detector.onnx"  # with its sidecar second_detector.json, as detector.onnx
 CHECK_FILE = "second_diecheck.json"
 # Screened on the training parts and renders only (models/MODEL_CARD.md, twelfth stop).
-VETO_SCORE, VETO_IOU, ADD_IOU = 0.05, 0.3, 0.3
+VETO_SCORE, VETO_IOU, ADD_IOU, ADD_INSIDE = 0.05, 0.3, 0.3, 0.5
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
 
 
-def pairwise_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
+def _areas(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(len(a), len(b)) intersections of two sets of xyxy boxes, and each set's areas, broadcast alike."""
     a, b = np.asarray(a, np.float64).reshape(-1, 1, 4), np.asarray(b, np.float64).reshape(1, -1, 4)
     iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
     ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
-    inter = iw * ih
-    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
+    return iw * ih, (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]), (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+
+
+def pairwise_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
+    inter, area_a, area_b = _areas(a, b)
+    union = area_a + area_b - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def covered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) the share of each box of `b` that lies inside each box of `a`."""
+    inter, _, area_b = _areas(a, b)
+    return np.where(area_b > 0, inter / np.where(area_b > 0, area_b, 1), 0.0)
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,7 @@ class SecondOpinion:
     veto_score: float = VETO_SCORE
     veto_iou: float = VETO_IOU
     add_iou: float = ADD_IOU
+    add_inside: float = ADD_INSIDE
 
     def on(self, frame: np.ndarray, dets: Detections, features: Callable[[Detections], np.ndarray]) -> Opinion:
         """Its opinion of the dice `dets` found in `frame`; `features(boxes)` is the face network's feature
@@ -75,7 +88,9 @@ class SecondOpinion:
         seen = (overlap >= self.veto_iou) & (theirs.confidence >= self.veto_score)[None, :]
         keep = seen.any(1) if len(theirs) else np.zeros(len(dets), bool)
         kept = dets.xyxy[keep]
-        new = (theirs.confidence >= self.check.floor) & ~(pairwise_iou(theirs.xyxy, kept) >= self.add_iou).any(1)
+        # A box round a die already kept (two touching dice in one box, say) is no new die.
+        new = (theirs.confidence >= self.check.floor) & ~(pairwise_iou(theirs.xyxy, kept) >= self.add_iou).any(1) \
+            & ~(covered(theirs.xyxy, kept) >= self.add_inside).any(1)
         looked_at, add = theirs[new], np.zeros(int(new.sum()), bool)
         if len(looked_at):
             h, w = frame.shape[:2]

@@ -103,3 +103,12 @@ def test_a_second_detector_is_loaded_only_whole_and_for_the_same_kinds(tmp_path)
     (tmp_path / CHECK_FILE).write_text(json.dumps(_check().to_json() | {"reader": "another"}))
     with pytest.raises(DicecamError, match="another face reader"):
         load()
+
+
+def test_a_box_round_a_die_already_kept_is_no_new_die():
+    sees_dice_everywhere = DieCheck(np.zeros(FEATURES + len(KINDS) + 2, np.float32), 10.0)
+    round_two = (50, 50, 160, 110)  # holds all of DIE and the dark knob beside it: IoU with DIE under 0.3
+    reader, _ = _reader(_detector(DIE), _detector(DIE, round_two), check=sees_dice_everywhere)
+    assert len(reader(_frame())) == 1
+    apart, _ = _reader(_detector(DIE), _detector(DIE, UNDER_GLASS), check=sees_dice_everywhere)
+    assert len(apart(_frame())) == 2, "a box apart from every kept die is still added"
