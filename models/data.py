@@ -182,8 +182,10 @@ def prepare_real(real: Path, out: Path, *, max_side: int = 1024, copies_per_phot
     return summary
 
 
-# The real stage's folders the detector trains on (recipe.run's detector stage), relative to WORK/real.
-DETECTOR_FOLDERS = ("yolo/train", "yolo/val", "reads_yolo/train")
+# The real stage's folders the detector trains and validates on, relative to WORK/real (recipe.run's detector
+# stage reads them; pack_for_detector copies them).
+DETECTOR_TRAIN, DETECTOR_VAL = ("yolo/train", "reads_yolo/train"), ("yolo/val",)
+DETECTOR_FOLDERS = DETECTOR_TRAIN + DETECTOR_VAL
 
 
 def pack_for_detector(real_work: Path, out: Path, *, max_side: int = 416, quality: int = 85) -> dict:

@@ -33,7 +33,7 @@ from dicecam.vision.read import models_dir
 
 from dicecam.datasets.synth import generate
 
-from .data import CropSet, prepare_real, prepare_real_reads, render_synthetic
+from .data import DETECTOR_TRAIN, DETECTOR_VAL, CropSet, prepare_real, prepare_real_reads, render_synthetic
 from .train_doubt import train_doubt
 from .train_recogniser import RecogniserTrainConfig, train_recogniser
 from .train_diecheck import train_diecheck
@@ -97,12 +97,10 @@ def run(r: Recipe, log=print) -> dict:
     if "detector" in r.stages:
         if not (synth / "done.json").is_file():
             raise DicecamError(f"no synthetic images in {synth}: run the synth stage first")
-        pips = has_real and (real / "yolo").is_dir()
-        # The read sets' photos the real stage copied for the detector (data.prepare_real_reads), where it did.
-        reads = real / "reads_yolo" / "train" / "images"
-        train = [synth / "yolo" / "images" / "train"] + ([real / "yolo" / "train" / "images"] if pips else []) + \
-            ([reads] if has_real and reads.is_dir() else [])
-        val = [synth / "yolo" / "images" / "val"] + ([real / "yolo" / "val" / "images"] if pips else [])
+        # The real stage's photos for the detector (data.prepare_real, data.prepare_real_reads), where it copied them.
+        copied = [f for f in (*DETECTOR_TRAIN, *DETECTOR_VAL) if has_real and (real / f / "images").is_dir()]
+        train = [synth / "yolo" / "images" / "train"] + [real / f / "images" for f in copied if f in DETECTOR_TRAIN]
+        val = [synth / "yolo" / "images" / "val"] + [real / f / "images" for f in copied if f in DETECTOR_VAL]
         val = [v for v in val if v.is_dir() and any(v.iterdir())]
         data = write_data_yaml(r.work / "detector.yaml", train, val)
         t = time.perf_counter()

@@ -16,10 +16,11 @@ from dicecam.mechanics.dice import ImageRead
 from .boxes import PixelBox, normalised, pixel_box
 from .crops import KINDS
 
-__all__ = ["IMAGE_EXTS", "data_yaml", "pixel_box", "read_yolo_labels", "yolo_boxes", "yolo_lines", "yolo_pairs"]
+__all__ = ["IMAGE_EXTS", "data_yaml", "pixel_box", "read_yolo_labels", "yolo_boxes", "yolo_line", "yolo_lines", "yolo_pairs"]
 
 # The image files a folder is read for: `dicecam read DIR`, a folder of frames, YOLO folders.
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
+
 
 def yolo_line(kind: int, box, width: int, height: int) -> str:
     """One label line: a die's kind (its index in KINDS) and its pixel box in a width x height picture."""
