@@ -35,7 +35,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -101,13 +101,21 @@ def crop_frame(box: Sequence[float], margin: float = CROP_MARGIN) -> tuple[float
 
 def image_target(camera: Camera, die: DieSpec, distortion: float = 0.0) -> tuple[np.ndarray, np.ndarray, float, bool]:
     """(numeral centre in pixels, unit image direction of its top, facing, angle known)."""
-    g = value_glyph(die, camera.eye)
+    def project(pts: np.ndarray) -> np.ndarray:
+        px = camera.project(pts)
+        return fx.distort_points(px, camera.width, camera.height, round(distortion, 2)) if distortion else px
+    return glyph_target(project, camera.eye, die)
+
+
+def glyph_target(project: Callable[[np.ndarray], np.ndarray], eye: np.ndarray, die: DieSpec
+                 ) -> tuple[np.ndarray, np.ndarray, float, bool]:
+    """`image_target` for any camera: `project` maps world points (N, 3) to pixels (N, 2), `eye` is its
+    centre. Any die with kind, style, R, pos and scale will do (the photoreal renderer's too)."""
+    g = value_glyph(die, eye)
     # A step of a fifth of the numeral's height: long enough to be well above rounding, short
     # enough that perspective does not bend it.
-    pts = camera.project(np.stack([g.center, g.center + g.up * g.size * 0.2]))
-    if distortion:
-        pts = fx.distort_points(pts, camera.width, camera.height, round(distortion, 2))
-    to_eye = (camera.eye - g.center) / np.linalg.norm(camera.eye - g.center)
+    pts = project(np.stack([g.center, g.center + g.up * g.size * 0.2]))
+    to_eye = (eye - g.center) / np.linalg.norm(eye - g.center)
     facing = float(g.normal @ to_eye)
     d = pts[1] - pts[0]
     n = float(np.linalg.norm(d))
@@ -218,15 +226,20 @@ def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, si
                 dt = time.perf_counter() - t0
                 print(f"{i + 1}/{count} scenes, {len(crops)} crops, {len(crops) / dt:.1f} crops/s", flush=True)
     dt = time.perf_counter() - t0
-    path = out_dir / "upface.npz"
-    np.savez(path, crops=np.stack(crops), targets=np.stack(targets), angle_known=np.array(known),
-             kind=np.array(kind, np.int8), scene=np.array(scene, np.int32), side=np.array(side, np.float32))
+    path = save_set(out_dir / "upface.npz", crops, targets, known, kind, scene, side)
     meta = {"scenes": count, "seed": seed, "crops": len(crops), "crops_per_die": crops_per_die,
             "seconds": round(dt, 1), "dice_per_s": round(len(crops) / crops_per_die / dt, 1),
             "columns": list(COLUMNS), "kinds": list(KINDS), "box_jitter": BOX_JITTER,
             "margin": CROP_MARGIN, "size": size}
     (out_dir / "upface.json").write_text(json.dumps(meta, indent=1) + "\n")
     return path
+
+
+def save_set(path: Path, crops: list, targets: list, known: list, kind: list, scene: list, side: list) -> Path:
+    """The finder's training set as `generate` describes it (one .npz, what train_upface loads)."""
+    np.savez(path, crops=np.stack(crops), targets=np.stack(targets), angle_known=np.array(known, bool),
+             kind=np.array(kind, np.int8), scene=np.array(scene, np.int64), side=np.array(side, np.float32))
+    return Path(path)
 
 
 def draw_target(crop: np.ndarray, target: np.ndarray, zoom: int = 3, colour=(0, 255, 0),
