@@ -47,9 +47,9 @@ class Labelled:
     kind: str
 
 
-def redrawn(folder: Path, read: dict, fonts: tuple[str, ...]) -> Scene:
-    """The scene of one image of a photoreal folder, drawn again from its seed (`synth.image_seed`)."""
-    summary = json.loads((Path(folder) / "summary.json").read_text())
+def redrawn(summary: dict, read: dict, fonts: tuple[str, ...]) -> Scene:
+    """The scene of one image of a photoreal folder (its summary.json, one line of its reads), drawn again from
+    its seed (`synth.image_seed`)."""
     index = int(Path(read["image"]).stem.rsplit("_", 1)[1])
     rng = np.random.default_rng(image_seed(int(summary["seed"]), index))
     return sample_scene(rng, parse_kinds(summary.get("kinds")), int(read["width"]), int(read["height"]), fonts)
@@ -99,6 +99,7 @@ def folder_labels(folder: Path, fonts: tuple[str, ...] | None = None, skipped: C
     folder = Path(folder)
     fonts = system_fonts() if fonts is None else fonts
     skipped = Counter() if skipped is None else skipped
+    summary = json.loads((folder / "summary.json").read_text())
     for line in (folder / "reads.jsonl").read_text().splitlines():
         read = json.loads(line)
         img = cv2.imread(str(folder / read["image"]))
@@ -106,7 +107,7 @@ def folder_labels(folder: Path, fonts: tuple[str, ...] | None = None, skipped: C
             skipped["image unreadable"] += len(read["dice"])
             continue
         yield (int(Path(read["image"]).stem.rsplit("_", 1)[1]), img,
-               labelled_dice(redrawn(folder, read, fonts), read, skipped))
+               labelled_dice(redrawn(summary, read, fonts), read, skipped))
 
 
 def generate(out: Path, folders: Sequence[Path], crops_per_die: int = 2, size: int = CROP_SIZE, seed: int = 0) -> dict:
