@@ -40,6 +40,15 @@ With every score below `min_score` none is kept, and the indices still index:
 
 >>> xywh[nms(xywh, np.full(4, 0.1), min_score=0.3, max_iou=0.5)].shape
 (0, 4)
+
+Two sets of boxes at once: each pair's IoU, and how much of each box of the second set lies inside each box of
+the first (a small box wholly inside a big one is covered 1.0; the big one by it only 0.25):
+
+>>> big, small = [0, 0, 20, 20], [0, 0, 10, 10]
+>>> pairwise_iou(np.array([big]), np.array([small, [40, 40, 50, 50]])).tolist()
+[[0.25, 0.0]]
+>>> covered(np.array([big, small]), np.array([small, big])).tolist()
+[[1.0, 1.0], [1.0, 0.25]]
 """
 
 from __future__ import annotations
@@ -92,3 +101,24 @@ def nms(xywh: np.ndarray, scores: np.ndarray, *, min_score: float, max_iou: floa
     `max_iou`, the higher scored; boxes scored below `min_score` never."""
     idx = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), min_score, max_iou)
     return np.asarray(idx, np.int64).reshape(-1)
+
+
+def _areas(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(len(a), len(b)) intersections of two sets of xyxy boxes, and each set's areas, broadcast alike."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 1, 4), np.asarray(b, np.float64).reshape(1, -1, 4)
+    iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+    return iw * ih, (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]), (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+
+
+def pairwise_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
+    inter, area_a, area_b = _areas(a, b)
+    union = area_a + area_b - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def covered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) the share of each box of `b` that lies inside each box of `a`."""
+    inter, _, area_b = _areas(a, b)
+    return np.where(area_b > 0, inter / np.where(area_b > 0, area_b, 1), 0.0)

@@ -25,6 +25,7 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 
+from .boxes import covered, pairwise_iou
 from .crops import KINDS
 from .detections import Detections
 from .diecheck import DieCheck, boxes_inputs
@@ -35,27 +36,6 @@ CHECK_FILE = "second_diecheck.json"
 VETO_SCORE, VETO_IOU, ADD_IOU, ADD_INSIDE = 0.05, 0.3, 0.3, 0.5
 
 Model = Callable[[np.ndarray], list[np.ndarray]]
-
-
-def _areas(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(len(a), len(b)) intersections of two sets of xyxy boxes, and each set's areas, broadcast alike."""
-    a, b = np.asarray(a, np.float64).reshape(-1, 1, 4), np.asarray(b, np.float64).reshape(1, -1, 4)
-    iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
-    ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
-    return iw * ih, (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]), (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
-
-
-def pairwise_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)) intersection over union of two sets of xyxy boxes."""
-    inter, area_a, area_b = _areas(a, b)
-    union = area_a + area_b - inter
-    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
-
-
-def covered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)) the share of each box of `b` that lies inside each box of `a`."""
-    inter, _, area_b = _areas(a, b)
-    return np.where(area_b > 0, inter / np.where(area_b > 0, area_b, 1), 0.0)
 
 
 @dataclass(frozen=True)

@@ -47,11 +47,15 @@ class Labelled:
     kind: str
 
 
+def image_index(read: dict) -> int:
+    """Which image of its folder a read is (synth names image i `p{seed}_{i:06d}`)."""
+    return int(Path(read["image"]).stem.rsplit("_", 1)[1])
+
+
 def redrawn(summary: dict, read: dict, fonts: tuple[str, ...]) -> Scene:
     """The scene of one image of a photoreal folder (its summary.json, one line of its reads), drawn again from
     its seed (`synth.image_seed`)."""
-    index = int(Path(read["image"]).stem.rsplit("_", 1)[1])
-    rng = np.random.default_rng(image_seed(int(summary["seed"]), index))
+    rng = np.random.default_rng(image_seed(int(summary["seed"]), image_index(read)))
     return sample_scene(rng, parse_kinds(summary.get("kinds")), int(read["width"]), int(read["height"]), fonts)
 
 
@@ -106,8 +110,7 @@ def folder_labels(folder: Path, fonts: tuple[str, ...] | None = None, skipped: C
         if img is None:
             skipped["image unreadable"] += len(read["dice"])
             continue
-        yield (int(Path(read["image"]).stem.rsplit("_", 1)[1]), img,
-               labelled_dice(redrawn(summary, read, fonts), read, skipped))
+        yield image_index(read), img, labelled_dice(redrawn(summary, read, fonts), read, skipped)
 
 
 def generate(out: Path, folders: Sequence[Path], crops_per_die: int = 2, size: int = CROP_SIZE, seed: int = 0) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 
+import numpy as np
 import pytest
 
 from dicecam.vision import boxes
@@ -23,3 +24,9 @@ def test_a_yolo_label_box_reads_back_as_the_box_it_was_written_from(box):
 def test_iou_is_symmetric_and_one_for_the_same_box():
     a, b = (0, 0, 10, 10), (3, 4, 12, 20)
     assert boxes.iou(a, b) == boxes.iou(b, a) and boxes.iou(b, b) == 1.0
+
+
+def test_two_sets_of_boxes_overlap_pair_by_pair_as_iou_does():
+    got = boxes.pairwise_iou(np.array([[0, 0, 10, 10], [20, 20, 30, 30]]), np.array([[5, 0, 15, 10], [0, 0, 10, 10]]))
+    assert got == pytest.approx(np.array([[1 / 3, 1.0], [0.0, 0.0]]))
+    assert boxes.pairwise_iou(np.zeros((0, 4)), np.array([[0, 0, 1, 1]])).shape == (0, 1)

@@ -12,7 +12,7 @@ from dicecam.mechanics.errors import DicecamError
 from dicecam.vision.crops import KINDS
 from dicecam.vision.diecheck import DieCheck
 from dicecam.vision.read import Letterbox, Reader, detector_boxes
-from dicecam.vision.second import CHECK_FILE, DETECTOR_FILE, SecondOpinion, load_second, pairwise_iou
+from dicecam.vision.second import CHECK_FILE, DETECTOR_FILE, SecondOpinion, load_second
 from fake_models import brightness_faces, yolo_raw
 
 FEATURES = 4
@@ -50,12 +50,6 @@ def _reader(first, second=None, check=None):
 
 def _lefts(dice):
     return sorted(round(d.box[0]) for d in dice)
-
-
-def test_boxes_overlap_as_intersection_over_union():
-    got = pairwise_iou(np.array([[0, 0, 10, 10], [20, 20, 30, 30]]), np.array([[5, 0, 15, 10], [0, 0, 10, 10]]))
-    assert got == pytest.approx(np.array([[1 / 3, 1.0], [0.0, 0.0]]))
-    assert pairwise_iou(np.zeros((0, 4)), np.array([[0, 0, 1, 1]])).shape == (0, 1)
 
 
 def test_a_die_both_detectors_find_reads_as_the_first_alone_reads_it_and_a_knob_only_the_first_sees_goes():
