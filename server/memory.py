@@ -143,7 +143,7 @@ class TableMemory:
                   die: str | None = None, source: str = "teach", force: bool = False) -> Taught:
         """Learn the die inside `box` of `frame` as (kind, value)."""
         memory = self._need()
-        seen = self.reader.learnable(frame, np.asarray(box, np.float32)[None])
+        seen = self.reader.learnable(frame, np.asarray(box, np.float32)[None], [str(kind).lower()])
         with self._write:
             got = memory.teach(seen.crops[0], seen.features[0], kind, value, colour=colour, die=die, source=source,
                                force=force, numerals=seen.scores(0), network=seen.face_p(0))
@@ -160,7 +160,8 @@ class TableMemory:
         boxed = [(i, d) for i, d in enumerate(roll.dice) if d.box is not None]
         if not boxed:
             return None
-        seen = self.reader.learnable(frame, np.array([d.box for _, d in boxed], np.float32))
+        seen = self.reader.learnable(frame, np.array([d.box for _, d in boxed], np.float32),
+                                     [d.type.value for _, d in boxed])
         corrected = confirmed = flagged = 0
         taught = []
         with self._write:

@@ -40,6 +40,14 @@ KIND_FLOOR = 0.02
 UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
+# A die the face network reads as a d6 face at PIPS_SURE or more, where the kind prior (or the player's word)
+# gives a d6 PIPS_KIND or more, is the face network's to read whatever its numerals say: on the training parts
+# of nell-byler, lurig-types, every tenth photo of Rune55 and renders (1,115 such dice), the doubt model chose the
+# network for every one, and without the numerals' windows each kept its answer and its flag, its chance moving
+# by 0.02 at most (fourteenth stop, models/MODEL_CARD.md). So their numerals are not read: two thirds of a die's
+# reading time, spent where pips need it least.
+PIPS_SURE, PIPS_KIND = 0.95, 0.8
+UNREAD = -1e29  # a die's numeral scores at or below this everywhere: it was not read (its looks were none)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
             "log_kind_prior", "log_side_px", "foreign_text", "facing", "up_offset")
 _DIE_FROM = FEATURES.index("log_side_px")  # the measures from here on are the die's, not a reader's
@@ -63,6 +71,13 @@ def floored(kind_prior: np.ndarray, same_solid: bool = False) -> np.ndarray:
         for group in SAME_SOLID:
             p[:, list(group)] = p[:, list(group)].sum(1, keepdims=True) / len(group)
     return (1 - KIND_FLOOR * len(KINDS)) * p + KIND_FLOOR
+
+
+def plainly_pips(face_p: np.ndarray, d6_share: np.ndarray) -> np.ndarray:
+    """(N,) the dice whose numerals need not be read: the face network PIPS_SURE of a d6 face, and `d6_share`
+    (N,), the kind prior's share on a d6 (or 1 where the die is known to be one), PIPS_KIND or more."""
+    best = face_p.argmax(1)
+    return (face_p.max(1) >= PIPS_SURE) & (KIND_OF_FACE[best] == KINDS.index("d6")) & (d6_share >= PIPS_KIND)
 
 
 def numeral_belief(face_ll: np.ndarray, kind_prior: np.ndarray, temperature: float = TEMPERATURE,
@@ -122,6 +137,9 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
         same = per_look == best[:, None]
         looks_agree = same.mean(1)
         centre_agrees = same[:, 0].astype(float)
+        # A die whose numerals were not read (plainly_pips) is measured as one in a frame where none were.
+        unread = face_ll.max((1, 2)) <= UNREAD
+        numeral[unread], legible[unread], looks_agree[unread], centre_agrees[unread] = 1 / network.shape[1], 0, 0, 0
     answers = np.stack([numeral.argmax(1), network.argmax(1)], 1)
     # Readers that differ only as 6 and 9 do still agree: the recogniser cannot tell a 6 from a 9 turned
     # round unless it sees the mark, so its choice between them is no evidence against the network's.

@@ -253,8 +253,8 @@ class NumeralReader:
         return cls(TextRecogniser.load(backend, threads, path), recogniser_id(path))
 
     def __call__(self, frame: np.ndarray, boxes: np.ndarray, looks: list[tuple[Look, ...]]) -> NumeralEvidence:
-        """Each die's looks (one tuple per box; dice may have different numbers of looks) -> its
-        evidence per look, padded to the longest tuple with looks that read nothing."""
+        """Each die's looks (one tuple per box; dice may have different numbers of looks, and a die with
+        none is not read) -> its evidence per look, padded to the longest tuple with looks that read nothing."""
         n = len(boxes)
         longest = max((len(lk) for lk in looks), default=0)
         face_ll = np.full((n, longest, len(FACE_CLASSES)), -1e30)
@@ -268,6 +268,8 @@ class NumeralReader:
         share = foreign_share(log_probs)
         at = 0
         for d, lk in enumerate(looks):
+            if not lk:  # a die whose numerals are not read (vision/belief.plainly_pips) reads nothing
+                continue
             count = sum(k.count for k in lk)
             mine = slice(at, at + count)
             foreign[d] = share[at + int(ll[mine].max(1).argmax())]

@@ -20,7 +20,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
-from .belief import Belief, Doubt, both_views, decide, readings
+from .belief import Belief, Doubt, both_views, decide, plainly_pips, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
@@ -235,7 +235,9 @@ class Reader:
             recall = self.memory.recall(features)
             kind_prior = recall.kind_prior(kind_prior)
         up = self.up_faces(frame, dets.xyxy, crops_u8)
-        evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, _looks(up, len(crops_u8)))
+        pips = plainly_pips(face_p, kind_prior[:, KINDS.index("d6")])
+        looks = [() if p else look for p, look in zip(pips, _looks(up, len(crops_u8)))]
+        evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, looks)
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
@@ -249,15 +251,23 @@ class Reader:
                 return both.rows(slice(0, len(side))), out, recall, both
         return readings(kind_prior, face_p, face_ll, side, foreign, up), out, recall, None
 
-    def learnable(self, frame: np.ndarray, boxes: np.ndarray) -> "Learnable":
-        """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores."""
+    def learnable(self, frame: np.ndarray, boxes: np.ndarray, kinds: list[str] | None = None) -> "Learnable":
+        """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores.
+        `kinds`: each die's kind where the player named it; a d6 the face network reads plainly as pips then
+        keeps no recogniser scores (NaN: not measured), as a reading would not have read its numerals."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = self.crops(frame, boxes)
         out = self._faces_with_features(crops)
+        face_p = _softmax(out[0])
         scores = None
         if self.numerals is not None and len(boxes):
-            scores = self.numerals(frame, boxes, self.looks(frame, boxes, crops)).face_ll.max(1)
-        return Learnable(crops, out[3], scores, _softmax(out[0]))
+            named_d6 = np.array([k == "d6" for k in kinds], float) if kinds is not None else np.zeros(len(boxes))
+            pips = plainly_pips(face_p, named_d6)
+            looks = [() if p else look for p, look in zip(pips, self.looks(frame, boxes, crops))]
+            face_ll = self.numerals(frame, boxes, looks).face_ll
+            scores = face_ll.max(1) if face_ll.shape[1] else np.full((len(boxes), face_ll.shape[2]), np.nan)
+            scores[pips] = np.nan
+        return Learnable(crops, out[3], scores, face_p)
 
     def read_faces(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None) -> Detections:
         if not len(dets):
@@ -317,7 +327,7 @@ class Learnable:
 
     crops: np.ndarray  # (N, S, S, 3) uint8
     features: np.ndarray  # (N, D)
-    numerals: np.ndarray | None  # (N, F) each face's best score over the looks; None without a recogniser
+    numerals: np.ndarray | None  # (N, F) each face's best score over the looks (NaN: not read); None without a recogniser
     network: np.ndarray | None = None  # (N, F) the face network's face probabilities
 
     def scores(self, i: int) -> np.ndarray | None:

@@ -148,7 +148,7 @@ def examples_of(reader, item: TruthImage, where: str, die: str | None) -> list[E
     for d, _ in boxes:
         if d.value is None:
             raise TeachError(f"the {d.kind.value} has no value (a kind-only label cannot teach a face)")
-    seen = reader.learnable(img, np.stack([box for _, box in boxes]))
+    seen = reader.learnable(img, np.stack([box for _, box in boxes]), [d.kind.value for d, _ in boxes])
     return [Example(seen.crops[i], seen.features[i], seen.scores(i), d.kind.value, int(d.value), d.colour, name, where,
                     seen.face_p(i)) for i, (d, _) in enumerate(boxes)]
 

@@ -1,10 +1,12 @@
-"""Fake models for reader tests: a detector's raw output, and a face network that sees dice in bright crops."""
+"""Fake models for reader tests: a detector's raw output, a face network that sees dice in bright crops, and a
+numeral reader that counts the windows it reads."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
+from dicecam.vision.numerals import ALPHABET, NumeralReader
 
 
 def yolo_raw(boxes_in_input, scores) -> np.ndarray:
@@ -27,3 +29,13 @@ def brightness_faces(calls: list, features: int):
         logits[:, FACE_INDEX[("d6", 6)]] = 9
         return [logits, np.zeros((n, 3), np.float32), np.full((n, 1), -5.0, np.float32), out]
     return faces
+
+
+def counting_numerals(windows_read: list) -> NumeralReader:
+    """A numeral reader whose recogniser writes nothing legible and notes how many windows each call read."""
+    def recogniser(windows):
+        windows_read.append(len(windows))
+        log_probs = np.full((len(windows), 6, 2 + len(ALPHABET)), np.log(1e-6))
+        log_probs[:, :, 0] = 0.0  # blank throughout
+        return log_probs
+    return NumeralReader(recogniser)

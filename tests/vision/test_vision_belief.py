@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.dice import DieType
-from dicecam.vision.belief import FEATURES, Doubt, Trees, combine, decide, readings
+from dicecam.vision.belief import FEATURES, Doubt, Trees, combine, decide, plainly_pips, readings
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
 from dicecam.vision.read import models_dir
 
@@ -137,3 +137,23 @@ def test_the_doubt_model_weighs_how_squarely_the_up_face_looks_and_how_far_off_c
     np.testing.assert_allclose(got[:, 0, [facing, offset]], [[0.4, 0.3], [1.0, 0.0]])
     without = readings(prior(d20=1.0), np.full((1, F), 1 / F), ll[:1], np.full(1, 90.0))
     np.testing.assert_allclose(without.features[0][:, [facing, offset]], [[1.0, 0.0], [1.0, 0.0]])  # both readers
+
+
+def test_a_d6_face_the_network_reads_plainly_where_the_kind_prior_says_d6_needs_no_numerals():
+    sure, torn = network_saying("d6", 4, 0.97), network_saying("d6", 4, 0.9)
+    assert plainly_pips(sure, np.array([0.85])).tolist() == [True]
+    assert plainly_pips(sure, np.array([0.5])).tolist() == [False], "the kind prior doubts it is a d6"
+    assert plainly_pips(torn, np.array([1.0])).tolist() == [False], "the network is not sure enough"
+    assert plainly_pips(network_saying("d20", 4, 0.99), np.array([1.0])).tolist() == [False], "no d6 face"
+
+
+def test_a_die_whose_numerals_were_not_read_is_measured_as_in_a_frame_where_none_were():
+    # Two dice: a d20 whose numerals were read, and a d6 whose were not (every look at the floor).
+    ll = np.concatenate([numerals_reading("d20", 17), np.full((1, 3, F), -1e30)])
+    kind_prior = np.concatenate([prior(d20=1.0), prior(d6=1.0)])
+    face_p = np.concatenate([network_saying("d20", 17), network_saying("d6", 4, 0.97)])
+    mixed = readings(kind_prior, face_p, ll, np.full(2, 90.0))
+    alone = readings(kind_prior[1:], face_p[1:], None, np.full(1, 90.0))
+    np.testing.assert_allclose(mixed.features[1], alone.features[0])
+    np.testing.assert_allclose(mixed.numeral[1], alone.numeral[0])
+    assert FACE_CLASSES[mixed.numeral[0].argmax()] == ("d20", 17), "the read die keeps its numerals"

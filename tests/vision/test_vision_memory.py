@@ -11,6 +11,7 @@ import pytest
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
 from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError, _vote
 from dicecam.vision.read import Reader
+from fake_models import counting_numerals
 
 S = 16  # crop size of the fake reader
 D = 32  # feature size
@@ -305,6 +306,20 @@ def test_a_die_taught_as_another_kind_is_read_as_that_kind_and_its_face_as_taugh
         assert memory.teach(seen.crops[0], seen.features[0], "d8", 6, die="green d8").learnt
     reader.use_memory(memory)
     assert [(d.type.value, d.value) for d in reader(_frame(3, 1))] == [("d8", 6)]
+
+
+def test_a_d6_the_player_names_and_the_network_reads_plainly_keeps_no_recogniser_scores():
+    windows_read: list = []
+    reader = _reader()  # its network reads a d6 showing 2, surely
+    reader.numerals = counting_numerals(windows_read)
+    img = _frame(1)
+    boxes = reader.detect(img).xyxy
+    named_d6 = reader.learnable(img, boxes, ["d6"])
+    assert np.isnan(named_d6.numerals).all() and not windows_read, "not read: a reading would not read it either"
+    for kinds in (["d8"], None):  # named otherwise, or not named: its numerals are read
+        seen = reader.learnable(img, boxes, kinds)
+        assert np.isfinite(seen.numerals).all() and windows_read
+        windows_read.clear()
 
 
 # --- the shipped weights on rendered dice ------------------------------------------------------

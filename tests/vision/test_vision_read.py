@@ -10,6 +10,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, square_crop
 from dicecam.vision.detections import Detections
 from dicecam.vision.read import Letterbox, Reader
+from fake_models import counting_numerals
 
 
 def test_a_640x480_frame_fills_the_detector_input_width_and_is_centred_vertically():
@@ -94,6 +95,20 @@ def test_a_face_the_reader_is_torn_about_is_flagged_uncertain_and_a_leaning_die_
     assert die.uncertain
     assert die.cocked
     assert die.type.value == "d6" and die.value in (5, 6)
+
+
+@pytest.mark.parametrize("kind_scores, faces, numerals_read", [
+    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.99}, False),  # plain pips: the network's to read
+    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.6, "d6_3": 0.4}, True),  # pips the network is torn about
+    ([0, 0, 0, 0, 0, 0, 0.9], {"d20_17": 0.99}, True),  # a numeral die
+])
+def test_only_dice_that_plainly_show_pips_are_read_without_their_numerals(kind_scores, faces, numerals_read):
+    windows_read: list = []
+    reader = _fake_reader(kind_scores, _probs(**faces))
+    reader.numerals = counting_numerals(windows_read)
+    (die,) = reader(np.full((480, 640, 3), 90, np.uint8))
+    assert bool(windows_read) == numerals_read
+    assert die.type.value == next(iter(faces)).split("_")[0]
 
 
 def test_crops_are_square_centred_on_the_box_and_edge_filled():
