@@ -434,6 +434,7 @@ def test_the_real_set_bench_teaches_three_photos_per_face_and_reads_the_rest_bef
     (tmp_path / "truth.jsonl").write_text("\n".join(lines) + "\n")
     row = bench_teach_set(_reader(), tmp_path, per_face=3, seed=1)
     assert (row["photos"], row["taught_photos"], row["read_photos"], row["examples"]) == (15, 9, 6, 9)
+    assert row["teach_s_per_100_photos"] == pytest.approx(row["teach_s"] * 100 / 9, abs=0.01)
     assert row["before"] == pytest.approx(2 / 6, abs=1e-3), "the fake reads every die as a 2"
     assert row["after"] == 1.0
 
