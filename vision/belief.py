@@ -41,11 +41,11 @@ UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 # A die the face network reads as a d6 face at PIPS_SURE or more, where the kind prior (or the player's word)
-# gives a d6 PIPS_KIND or more, is the face network's to read whatever its numerals say: on the training parts
-# of nell-byler, lurig-types, every tenth photo of Rune55 and renders (1,115 such dice), the doubt model chose the
-# network for every one, and without the numerals' windows each kept its answer and its flag, its chance moving
-# by 0.02 at most (fourteenth stop, models/MODEL_CARD.md). So their numerals are not read: two thirds of a die's
-# reading time, spent where pips need it least.
+# gives a d6 PIPS_KIND or more, is the face network's to read whatever its numerals say. Of 1,115 such dice in the
+# training parts of nell-byler and lurig-types, Rune55 and renders, the doubt model chose the network for every one,
+# and without the numerals' windows each kept its answer and its flag, its chance moving by 0.02 at most (fourteenth
+# stop, models/MODEL_CARD.md). So their numerals are not read: two thirds of a die's reading time, spent where pips
+# need it least.
 PIPS_SURE, PIPS_KIND = 0.95, 0.8
 UNREAD = -1e29  # a die's numeral scores at or below this everywhere: it was not read (its looks were none)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
