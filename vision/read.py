@@ -235,8 +235,7 @@ class Reader:
             recall = self.memory.recall(features)
             kind_prior = recall.kind_prior(kind_prior)
         up = self.up_faces(frame, dets.xyxy, crops_u8)
-        pips = plainly_pips(face_p, kind_prior[:, KINDS.index("d6")])
-        looks = [() if p else look for p, look in zip(pips, _looks(up, len(crops_u8)))]
+        looks = _unless_pips(_looks(up, len(crops_u8)), plainly_pips(face_p, kind_prior[:, KINDS.index("d6")]))
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, looks)
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
@@ -263,8 +262,7 @@ class Reader:
         if self.numerals is not None and len(boxes):
             named_d6 = np.array([k == "d6" for k in kinds], float) if kinds is not None else np.zeros(len(boxes))
             pips = plainly_pips(face_p, named_d6)
-            looks = [() if p else look for p, look in zip(pips, self.looks(frame, boxes, crops))]
-            face_ll = self.numerals(frame, boxes, looks).face_ll
+            face_ll = self.numerals(frame, boxes, _unless_pips(self.looks(frame, boxes, crops), pips)).face_ll
             scores = face_ll.max(1) if face_ll.shape[1] else np.full((len(boxes), face_ll.shape[2]), np.nan)
             scores[pips] = np.nan
         return Learnable(crops, out[3], scores, face_p)
@@ -362,6 +360,11 @@ def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
 def _looks(up: np.ndarray | None, n: int) -> list[tuple[Look, ...]]:
     """The looks of n dice from the finder's rows (`up`), or the fixed ones without a finder."""
     return [FALLBACK] * n if up is None else [finder_looks(row) for row in up]
+
+
+def _unless_pips(looks: list[tuple[Look, ...]], pips: np.ndarray) -> list[tuple[Look, ...]]:
+    """Each die's looks, and none for a die that plainly shows pips (vision/belief.plainly_pips): not read."""
+    return [() if p else look for p, look in zip(pips, looks)]
 
 
 def kind_head_inputs(features: np.ndarray, kind_scores: np.ndarray) -> np.ndarray:
