@@ -151,11 +151,13 @@ def _labels(dice) -> list[tuple]:
 
 
 def _score(events: list[dict], rolls: list[dict], n_frames: int) -> dict:
-    """Events against rolls with known settle frames: one per roll, none in motion, labels right."""
+    """Events against rolls with known settle frames: one per roll, none in motion, labels right. A roll's events
+    are those from the previous roll's moving off to the next one's settling; where rolls come from clips run one
+    by one (a roll's `from` and `to` frames), those of its own clip, so an event counts against one roll only."""
     one, during, right, after = 0, 0, 0, []
     for k, roll in enumerate(rolls):
-        start = rolls[k - 1]["moves_at"] if k else 0
-        end = rolls[k + 1]["settled_at"] if k + 1 < len(rolls) else n_frames
+        start = roll["from"] if "from" in roll else rolls[k - 1]["moves_at"] if k else 0
+        end = roll["to"] if "to" in roll else rolls[k + 1]["settled_at"] if k + 1 < len(rolls) else n_frames
         mine = [e for e in events if start <= e["frame_id"] < end]
         during += sum(1 for e in mine if e["frame_id"] < roll["settled_at"])
         at_rest = [e for e in mine if roll["settled_at"] <= e["frame_id"] < roll.get("moves_at", n_frames)]
@@ -223,7 +225,7 @@ def clip_accuracy(reader, count: int, seed: int = 9000) -> list[dict]:
                 got = _events_of(_memory_source(c.frames, fps=None, loop=False), make(c), "percentile")
                 events += [{**e, "frame_id": e["frame_id"] + offset} for e in got]
                 rolls.append({"settled_at": c.settled_at + offset, "moves_at": len(c.frames) + offset,
-                              "dice": c.truth.dice})
+                              "dice": c.truth.dice, "from": offset, "to": offset + len(c.frames)})
                 offset += len(c.frames)
         rows.append({"bench": "live", "what": f"{count} rendered clips, {name}", **_score(events, rolls, offset)})
     return rows
