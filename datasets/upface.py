@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -204,42 +204,63 @@ def generate(out_dir: Path, count: int, seed: int, *, crops_per_die: int = 2, si
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0F1D]))
-    crops, targets, known, kind, scene, side = [], [], [], [], [], []
+    rows = FinderRows()
     t0 = time.perf_counter()
     with Renderer() as r:
         for i in range(count):
             s = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
             img, samples = scene_samples(r, s)
             for smp in samples:
-                for _ in range(crops_per_die):
-                    box = jitter_box(smp.box, rng)
-                    crops.append(square_crop(img, box, CROP_MARGIN, size))
-                    targets.append(crop_target(smp.point, smp.top, smp.facing, box))
-                    known.append(smp.angle_known)
-                    kind.append(KINDS.index(smp.kind))
-                    scene.append(i)
-                    side.append(crop_frame(box)[2])
+                rows.add(img, smp.box, smp.point, smp.top, smp.facing, smp.angle_known, smp.kind, i, rng,
+                         crops_per_die, size)
             if minutes is not None and time.perf_counter() - t0 > minutes * 60:
                 count = i + 1
                 break
             if progress and (i + 1) % 200 == 0:
                 dt = time.perf_counter() - t0
-                print(f"{i + 1}/{count} scenes, {len(crops)} crops, {len(crops) / dt:.1f} crops/s", flush=True)
+                print(f"{i + 1}/{count} scenes, {len(rows)} crops, {len(rows) / dt:.1f} crops/s", flush=True)
     dt = time.perf_counter() - t0
-    path = save_set(out_dir / "upface.npz", crops, targets, known, kind, scene, side)
-    meta = {"scenes": count, "seed": seed, "crops": len(crops), "crops_per_die": crops_per_die,
-            "seconds": round(dt, 1), "dice_per_s": round(len(crops) / crops_per_die / dt, 1),
+    path = rows.save(out_dir / "upface.npz")
+    meta = {"scenes": count, "seed": seed, "crops": len(rows), "crops_per_die": crops_per_die,
+            "seconds": round(dt, 1), "dice_per_s": round(len(rows) / crops_per_die / dt, 1),
             "columns": list(COLUMNS), "kinds": list(KINDS), "box_jitter": BOX_JITTER,
             "margin": CROP_MARGIN, "size": size}
     (out_dir / "upface.json").write_text(json.dumps(meta, indent=1) + "\n")
     return path
 
 
-def save_set(path: Path, crops: list, targets: list, known: list, kind: list, scene: list, side: list) -> Path:
-    """The finder's training set as `generate` describes it (one .npz, what train_upface loads)."""
-    np.savez(path, crops=np.stack(crops), targets=np.stack(targets), angle_known=np.array(known, bool),
-             kind=np.array(kind, np.int8), scene=np.array(scene, np.int64), side=np.array(side, np.float32))
-    return Path(path)
+@dataclass
+class FinderRows:
+    """The finder's training set as it is gathered, one row per crop; `save` writes it as `generate` describes
+    (one .npz, what train_upface loads). Both renderers' labels fill it (datasets/photoreal/finder.py)."""
+
+    crops: list = field(default_factory=list)
+    targets: list = field(default_factory=list)
+    known: list = field(default_factory=list)
+    kind: list = field(default_factory=list)
+    scene: list = field(default_factory=list)
+    side: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.crops)
+
+    def add(self, img: np.ndarray, box: Sequence[float], point: np.ndarray, top: np.ndarray, facing: float,
+            known: bool, kind: str, scene: int, rng: np.random.Generator, crops_per_die: int, size: int) -> None:
+        """One die of `img`, cut `crops_per_die` times with independent box jitter (which costs no rendering)."""
+        for _ in range(crops_per_die):
+            cut = jitter_box(box, rng)
+            self.crops.append(square_crop(img, cut, CROP_MARGIN, size))
+            self.targets.append(crop_target(point, top, facing, cut))
+            self.known.append(known)
+            self.kind.append(KINDS.index(kind))
+            self.scene.append(scene)
+            self.side.append(crop_frame(cut)[2])
+
+    def save(self, path: Path) -> Path:
+        np.savez(path, crops=np.stack(self.crops), targets=np.stack(self.targets),
+                 angle_known=np.array(self.known, bool), kind=np.array(self.kind, np.int8),
+                 scene=np.array(self.scene, np.int64), side=np.array(self.side, np.float32))
+        return Path(path)
 
 
 def draw_target(crop: np.ndarray, target: np.ndarray, zoom: int = 3, colour=(0, 255, 0),

@@ -25,12 +25,12 @@ from typing import Iterator, Sequence
 import cv2
 import numpy as np
 
-from dicecam.vision.crops import CROP_MARGIN, CROP_SIZE, KINDS, square_crop
+from dicecam.vision.crops import CROP_SIZE
 
 from .. import geometry
 from ..scene import parse_kinds
 from ..synth import image_seed
-from ..upface import crop_frame, crop_target, glyph_target, jitter_box, save_set
+from ..upface import FinderRows, glyph_target
 from .fonts import system_fonts
 from .sample import Scene, sample_scene
 
@@ -119,21 +119,17 @@ def generate(out: Path, folders: Sequence[Path], crops_per_die: int = 2, size: i
     images can be held out."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0F1D]))
     fonts, skipped = system_fonts(), Counter()
-    rows: tuple[list, ...] = ([], [], [], [], [], [])
+    rows = FinderRows()
     for folder in folders:
         base = int(json.loads((Path(folder) / "summary.json").read_text())["seed"]) * SEED_STRIDE
         for index, img, dice in folder_labels(folder, fonts, skipped):
             for die in dice:
-                for _ in range(crops_per_die):
-                    box = jitter_box(die.box, rng)
-                    for col, v in zip(rows, (square_crop(img, box, CROP_MARGIN, size),
-                                             crop_target(die.point, die.top, die.facing, box), die.angle_known,
-                                             KINDS.index(die.kind), base + index, crop_frame(box)[2])):
-                        col.append(v)
-    if not rows[0]:
+                rows.add(img, die.box, die.point, die.top, die.facing, die.angle_known, die.kind, base + index, rng,
+                         crops_per_die, size)
+    if not len(rows):
         raise ValueError("no die in these folders could be labelled")
-    save_set(Path(out), *rows)
-    return {"folders": [str(f) for f in folders], "crops": len(rows[0]), "dice": len(rows[0]) // crops_per_die,
+    rows.save(Path(out))
+    return {"folders": [str(f) for f in folders], "crops": len(rows), "dice": len(rows) // crops_per_die,
             "left_out": dict(skipped)}
 
 
