@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=1000, help="synthetic training seed (default 1000)")
     p.add_argument("--kind-images", type=int, default=600,
                    help="renders the kind head and the doubt model are fitted on beside the real photos (default 600)")
+    p.add_argument("--photoreal", type=Path, default=None,
+                   help="photoreal renders the kind head learns too: a folder from `dicecam synth --renderer photoreal "
+                        "--format jsonl`, or a folder of such folders")
     p.add_argument("--epochs", type=int, default=40, help="detector epochs (default 40)")
     p.add_argument("--hours", type=float, default=None, help="detector wall-clock budget in hours (overrides --epochs)")
     p.add_argument("--cache", choices=("ram", "disk"), default=None, help="cache decoded detector images")
@@ -79,6 +82,8 @@ def _train(args) -> int:
                                 ("--reader-size", args.reader_size, 32, 160), ("--reader-width", args.reader_width, 4, 128)):
         if not lo <= value <= hi:
             raise LimitError(f"{name} must be {lo}-{hi}, got {value}")
+    if args.photoreal is not None and not args.photoreal.is_dir():
+        raise DicecamError(f"--photoreal takes a folder of photoreal renders, and {args.photoreal} is none")
     init = args.detector_init
     if init is not None and (init.suffix not in (".onnx", ".pt") or not init.is_file()):
         raise DicecamError(f"--detector-init takes an exported detector (.onnx) or a checkpoint (.pt) that exists, not {init}")
@@ -106,7 +111,7 @@ def _train(args) -> int:
     threads = os.cpu_count() or 1
     r = Recipe(
         work=args.work, export=args.export or args.work / "export", real=args.real, real_sets=real_sets,
-        images=args.images, kind_images=args.kind_images,
+        images=args.images, kind_images=args.kind_images, photoreal=args.photoreal,
         seed=args.seed, workers=args.workers, stages=stages,
         detector=DetectorTrainConfig(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, workers=args.workers,
                                      device=device, seed=args.seed, hours=args.hours,

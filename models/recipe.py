@@ -58,6 +58,9 @@ class Recipe:
     kind_images: int = 600  # renders the kind head is fitted on beside the real photos (seed + 1)
     recogniser_images: int = 800  # renders the text recogniser is fine-tuned on (seed + 2)
     recogniser: RecogniserTrainConfig = field(default_factory=RecogniserTrainConfig)
+    # Photoreal renders the kind head learns beside the others (train_kind.photoreal_folders). They are
+    # rendered apart, in chunks across sessions (`dicecam synth --renderer photoreal`: ~0.18 images/s on 2 cores).
+    photoreal: Path | None = None
 
 
 FOLDS = "recogniser_folds"  # WORK/FOLDS: the recognisers of the cross-fit (train_recogniser.fine_tune_fold)
@@ -124,7 +127,8 @@ def run(r: Recipe, log=print) -> dict:
             t = time.perf_counter()
             kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head and the die check", log)
             reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
-            figures[stage] = fit(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log)
+            extra = {"photoreal": r.photoreal} if stage == "kind" else {}
+            figures[stage] = fit(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log, **extra)
             timings[f"{stage}_s"] = round(time.perf_counter() - t, 1)
     if "recogniser" in r.stages:
         t = time.perf_counter()
@@ -150,7 +154,8 @@ def run(r: Recipe, log=print) -> dict:
         # Photos the exported recogniser learnt are read by the cross-fit's recogniser that did not.
         folds = r.work / FOLDS if (folder / FINE_TUNED if folder else models_dir() / FINE_TUNED).is_file() else None
         figures["doubt"] = train_doubt(r.real, kind_synth, r.export, reader_folder=folder,
-                                       cache=r.work / "doubt_samples.npz", folds=folds, log=log)
+                                       cache=r.work / "doubt_samples.npz", folds=folds, photoreal=r.photoreal,
+                                       log=log)
         timings["doubt_s"] = round(time.perf_counter() - t, 1)
     timings["total_s"] = round(time.perf_counter() - t_start, 1)
     report = {"figures": figures, "timings": timings, "recipe": _jsonable(asdict(r))}

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 
+from dicecam.mechanics.errors import DicecamError
 from dicecam.vision import belief, crops, ctc, marks, numerals, read, upface
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
@@ -176,7 +177,8 @@ def _figures(right: np.ndarray, chance: np.ndarray, below) -> dict:
 
 
 def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_folder: Path | None = None,
-                cache: Path | None = None, folds: Path | None = None, log=print) -> dict:
+                cache: Path | None = None, folds: Path | None = None, photoreal: Path | None = None,
+                log=print) -> dict:
     """Fit the doubt model and write `out`/doubt.json (with how it was fitted, and its figures).
     `cache`: an .npz that keeps the measured dice, so a refit after an interruption or a change of
     the fit alone does not read every photo again (it is measured anew for another reader, recogniser or
@@ -186,18 +188,23 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     a doubt model fitted on that would trust it blindly. So each of those photos is read by the fold's
     recogniser that did not learn it, and the doubt model learns how a recogniser does on dice it never saw.
     The kind head learnt the kind sets' training photos and the renders: each of those is read with a kind
-    head of its cross-fit (models/train_kind.cross_fit) for the same reason."""
+    head of its cross-fit (models/train_kind.cross_fit) for the same reason. `photoreal`: the photoreal
+    renders the kind head learnt too (models/train_kind.photoreal_folders), so that its cross-fit learns
+    what it learnt."""
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
     fold_readers = _fold_readers(reader, folds)
     kind_id = _kind_head_id(reader_folder) if reader.kind_head is not None else "no kind head"
+    if reader.kind_head is not None and _kind_fitted_on(reader_folder).get("photoreal") and photoreal is None:
+        raise DicecamError("the kind head learnt photoreal renders: give the same ones (--photoreal) to the doubt "
+                           "stage, whose cross-fit of the head must learn what it learnt")
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
                             reading_code(), kind_id])
     parts = _cached(cache, measured_by)
     if parts is None:
         # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
-        kind_folds = [] if reader.kind_head is None else cross_fit(kind_harvest(reader, real, synthetic, log),
-                                                                    lam=_kind_l2(reader_folder))
+        kind_folds = [] if reader.kind_head is None else cross_fit(
+            kind_harvest(reader, real, synthetic, log, photoreal), lam=_kind_l2(reader_folder))
         parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds))
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
@@ -279,6 +286,11 @@ def _kind_head_id(reader_folder: Path | None) -> str:
 def _kind_l2(reader_folder: Path | None) -> float:
     """The L2 the kind head was fitted with, for its cross-fit."""
     return float(json.loads((_weights(reader_folder) / "kind.json").read_text()).get("l2", KIND_L2))
+
+
+def _kind_fitted_on(reader_folder: Path | None) -> dict:
+    """How many crops of each source the kind head was fitted on (its kind.json)."""
+    return json.loads((_weights(reader_folder) / "kind.json").read_text()).get("fitted_on", {})
 
 
 def _weights(reader_folder: Path | None) -> Path:

@@ -4,7 +4,9 @@ The detector alone tells real dice's kinds poorly (56 % on lurig-types' held-out
 kinds from renders. The face reader's features, though, tell *which die* a crop shows well, and a
 die's kind is part of that. A multinomial logistic regression on [features, log detector scores],
 fitted on real photos' training runs and on renders (so that every kind, d00 included, and many
-looks are in it), is the kind head. It is a matrix product: exported as a two-node ONNX graph that
+looks are in it), is the kind head. Photoreal renders (Cycles: swirled, speckled, pearl, gem and metal bodies,
+tilted cameras, trays), where given, are fitted on too: of every render, their dice look most like dice
+nobody here has photographed. It is a matrix product: exported as a two-node ONNX graph that
 the runtime opens like any other shipped model (no scikit-learn, no torch at run time).
 
 Fitted with scipy's L-BFGS on standardised inputs; the standardisation is folded into the weights.
@@ -108,9 +110,26 @@ def export_kind_head(W: np.ndarray, b: np.ndarray, path: Path, meta: dict) -> No
     path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def harvest(reader: Reader, real: Path | None, synthetic: Path | None, log=print) -> list[KindSample]:
-    """What the kind head is fitted on: the real sets' training parts under `real` and the renders in
-    `synthetic` (a read-format folder from `dicecam synth --format jsonl`)."""
+def photoreal_folders(photoreal: Path | None) -> list[Path]:
+    """The read-format folders of photoreal renders under `photoreal`: the folder itself where it is one
+    (`dicecam synth --renderer photoreal --format jsonl`), else each of its subfolders that is (renders made
+    in chunks, a seed each), in name order."""
+    if photoreal is None:
+        return []
+    photoreal = Path(photoreal)
+    if (photoreal / "reads.jsonl").is_file():
+        return [photoreal]
+    found = sorted(p for p in photoreal.iterdir() if (p / "reads.jsonl").is_file()) if photoreal.is_dir() else []
+    if not found:
+        raise DicecamError(f"no photoreal renders (a folder with reads.jsonl, or folders of them) in {photoreal}")
+    return found
+
+
+def harvest(reader: Reader, real: Path | None, synthetic: Path | None, log=print, photoreal: Path | None = None
+            ) -> list[KindSample]:
+    """What the kind head is fitted on: the real sets' training parts under `real`, the renders in
+    `synthetic` (a read-format folder from `dicecam synth --format jsonl`) and the photoreal renders under
+    `photoreal` (`photoreal_folders`)."""
     found: list[KindSample] = []
     for name in KIND_SETS if real is not None else ():
         truth = Path(real) / name / "truth.jsonl"
@@ -121,6 +140,11 @@ def harvest(reader: Reader, real: Path | None, synthetic: Path | None, log=print
     if synthetic is not None:
         got = list(samples(reader, Path(synthetic), "synthetic"))
         log(f"kind head: {len(got)} crops from renders in {synthetic}")
+        found += got
+    folders = photoreal_folders(photoreal)
+    if folders:
+        got = [s for f in folders for s in samples(reader, f, "photoreal")]
+        log(f"kind head: {len(got)} crops from photoreal renders in {len(folders)} folders under {photoreal}")
         found += got
     return found
 
@@ -162,13 +186,14 @@ def cross_fit(found: list[KindSample], folds: int = FOLDS, lam: float = L2) -> l
 
 
 def train_kind_head(real: Path | None, synthetic: Path | None, out: Path, *, reader_folder: Path | None = None,
-                    lam: float = L2, log=print) -> dict:
-    """Fit the kind head on the real sets' training parts under `real` and the renders in `synthetic`
-    (a read-format folder from `dicecam synth --format jsonl`), write `out`/kind.onnx and kind.json.
+                    lam: float = L2, photoreal: Path | None = None, log=print) -> dict:
+    """Fit the kind head on the real sets' training parts under `real`, the renders in `synthetic`
+    (a read-format folder from `dicecam synth --format jsonl`) and the photoreal renders under `photoreal`
+    (`photoreal_folders`), write `out`/kind.onnx and kind.json.
     The features are those of the face reader in `reader_folder` (default: the shipped one)."""
     t0 = time.perf_counter()
     reader = Reader.load(reader_folder, backend="onnxruntime", kind_head=False)
-    found = harvest(reader, real, synthetic, log)
+    found = harvest(reader, real, synthetic, log, photoreal)
     if len({s.kind for s in found}) < 2:
         raise DicecamError("the kind head needs crops of at least two kinds: give --real and rendered crops")
     x = np.stack([s.x for s in found])

@@ -25,6 +25,43 @@ def test_the_kind_head_fits_on_renders_and_the_reader_loads_it(renders, shipped_
     assert reader.kind_head is not None
 
 
+def test_photoreal_renders_are_one_folder_or_a_folder_of_chunks(tmp_path):
+    from dicecam.mechanics.errors import DicecamError
+    from dicecam.models.train_kind import photoreal_folders
+
+    assert photoreal_folders(None) == []
+    for seed in ("s2", "s1"):
+        (tmp_path / "chunks" / seed).mkdir(parents=True)
+        (tmp_path / "chunks" / seed / "reads.jsonl").write_text("")
+    (tmp_path / "chunks" / "notes").mkdir()
+    assert photoreal_folders(tmp_path / "chunks") == [tmp_path / "chunks" / "s1", tmp_path / "chunks" / "s2"]
+    assert photoreal_folders(tmp_path / "chunks" / "s1") == [tmp_path / "chunks" / "s1"]
+    with pytest.raises(DicecamError, match="no photoreal renders"):
+        photoreal_folders(tmp_path / "chunks" / "notes")
+
+
+def test_the_kind_head_learns_photoreal_renders_beside_the_others(renders, shipped_copy):
+    pytest.importorskip("onnx")
+    from dicecam.models.train_kind import train_kind_head
+
+    # Any read-format folder stands in for photoreal renders here.
+    meta = train_kind_head(None, renders, shipped_copy, reader_folder=shipped_copy, photoreal=renders,
+                           log=lambda m: None)
+    assert meta["fitted_on"]["photoreal"] == meta["fitted_on"]["synthetic"] > 10
+
+
+def test_the_doubt_fit_refuses_a_kind_head_whose_photoreal_renders_it_is_not_given(renders, shipped_copy):
+    """Its cross-fit of the kind head must learn what the head learnt, or the doubt model trusts the wrong head."""
+    from dicecam.mechanics.errors import DicecamError
+    from dicecam.models.train_doubt import train_doubt
+
+    (shipped_copy / "kind.onnx").write_bytes((models_dir() / "kind.onnx").read_bytes())
+    meta = json.loads((models_dir() / "kind.json").read_text())
+    (shipped_copy / "kind.json").write_text(json.dumps({**meta, "fitted_on": {**meta["fitted_on"], "photoreal": 9}}))
+    with pytest.raises(DicecamError, match="photoreal"):
+        train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, log=lambda m: None)
+
+
 def test_a_kind_head_fitted_on_another_face_reader_is_refused(shipped_copy):
     (shipped_copy / "kind.onnx").write_bytes((models_dir() / "kind.onnx").read_bytes())
     meta = json.loads((models_dir() / "kind.json").read_text())

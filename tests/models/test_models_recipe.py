@@ -105,4 +105,6 @@ def test_bad_training_arguments_are_one_line_errors(tmp_path):
     assert r.returncode == 2 and "unknown stage 'bake'" in r.stderr and r.stderr.count("\n") == 1
     r = train("--work", tmp_path / "w", "--images", "0")
     assert r.returncode == 2 and "--images must be 1-1000000, got 0" in r.stderr and r.stderr.count("\n") == 1
+    r = train("--work", tmp_path / "w", "--photoreal", tmp_path / "nowhere")
+    assert r.returncode == 2 and "--photoreal takes a folder" in r.stderr and r.stderr.count("\n") == 1
     assert not (tmp_path / "w").exists()
