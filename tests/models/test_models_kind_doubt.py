@@ -62,6 +62,32 @@ def test_the_doubt_fit_refuses_a_kind_head_whose_photoreal_renders_it_is_not_giv
         train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, log=lambda m: None)
 
 
+def test_the_doubt_fits_cross_fit_of_the_kind_head_learns_the_photoreal_renders_it_is_given(renders, shipped_copy,
+                                                                                        monkeypatch):
+    from dicecam.models import train_doubt as td
+
+    (shipped_copy / "kind.onnx").write_bytes((models_dir() / "kind.onnx").read_bytes())
+    meta = json.loads((models_dir() / "kind.json").read_text())
+    (shipped_copy / "kind.json").write_text(json.dumps({**meta, "fitted_on": {**meta["fitted_on"], "photoreal": 9}}))
+    given = []
+
+    def harvest(reader, real, synthetic, log, photoreal=None):
+        given.append(photoreal)
+        return []
+
+    class Measured(Exception):
+        pass
+
+    def measure(*args, **kwargs):
+        raise Measured
+
+    monkeypatch.setattr(td, "kind_harvest", harvest)
+    monkeypatch.setattr(td, "_measure", measure)
+    with pytest.raises(Measured):
+        td.train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, photoreal=renders, log=lambda m: None)
+    assert given == [renders]
+
+
 def test_a_kind_head_fitted_on_another_face_reader_is_refused(shipped_copy):
     (shipped_copy / "kind.onnx").write_bytes((models_dir() / "kind.onnx").read_bytes())
     meta = json.loads((models_dir() / "kind.json").read_text())
