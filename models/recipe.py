@@ -122,12 +122,11 @@ def run(r: Recipe, log=print) -> dict:
         export(r, figures, log)
     # The kind head and the die check read the face reader's features: each is fitted on the reader it will
     # ship beside, on the same photos and renders.
-    for stage, fit in (("kind", train_kind_head), ("diecheck", train_diecheck)):
+    for stage, fit, extra in (("kind", train_kind_head, {"photoreal": r.photoreal}), ("diecheck", train_diecheck, {})):
         if stage in r.stages:
             t = time.perf_counter()
             kind_synth = _rendered(r, "kind_synth", r.kind_images, r.seed + 1, "the kind head and the die check", log)
             reader_folder = r.export if (r.export / "reader.onnx").is_file() else None
-            extra = {"photoreal": r.photoreal} if stage == "kind" else {}
             figures[stage] = fit(r.real, kind_synth, r.export, reader_folder=reader_folder, log=log, **extra)
             timings[f"{stage}_s"] = round(time.perf_counter() - t, 1)
     if "recogniser" in r.stages:

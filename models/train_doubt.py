@@ -195,7 +195,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     reader = Reader.load(reader_folder, backend="onnxruntime", doubt=False)
     fold_readers = _fold_readers(reader, folds)
     kind_id = _kind_head_id(reader_folder) if reader.kind_head is not None else "no kind head"
-    if reader.kind_head is not None and _kind_fitted_on(reader_folder).get("photoreal") and photoreal is None:
+    kind_meta = _kind_meta(reader_folder) if reader.kind_head is not None else {}
+    if kind_meta.get("fitted_on", {}).get("photoreal") and photoreal is None:
         raise DicecamError("the kind head learnt photoreal renders: give the same ones (--photoreal) to the doubt "
                            "stage, whose cross-fit of the head must learn what it learnt")
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
@@ -204,7 +205,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     if parts is None:
         # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
         kind_folds = [] if reader.kind_head is None else cross_fit(
-            kind_harvest(reader, real, synthetic, log, photoreal), lam=_kind_l2(reader_folder))
+            kind_harvest(reader, real, synthetic, log, photoreal), lam=float(kind_meta.get("l2", KIND_L2)))
         parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds))
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
@@ -283,14 +284,10 @@ def _kind_head_id(reader_folder: Path | None) -> str:
     return "kind:" + hashlib.sha256((_weights(reader_folder) / "kind.onnx").read_bytes()).hexdigest()[:16]
 
 
-def _kind_l2(reader_folder: Path | None) -> float:
-    """The L2 the kind head was fitted with, for its cross-fit."""
-    return float(json.loads((_weights(reader_folder) / "kind.json").read_text()).get("l2", KIND_L2))
-
-
-def _kind_fitted_on(reader_folder: Path | None) -> dict:
-    """How many crops of each source the kind head was fitted on (its kind.json)."""
-    return json.loads((_weights(reader_folder) / "kind.json").read_text()).get("fitted_on", {})
+def _kind_meta(reader_folder: Path | None) -> dict:
+    """How the kind head was fitted (its kind.json: its L2, and how many crops of each source it learnt),
+    for its cross-fit."""
+    return json.loads((_weights(reader_folder) / "kind.json").read_text())
 
 
 def _weights(reader_folder: Path | None) -> Path:
