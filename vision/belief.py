@@ -47,7 +47,8 @@ FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float6
 # stop, models/MODEL_CARD.md). So their numerals are not read: two thirds of a die's reading time, spent where pips
 # need it least.
 PIPS_SURE, PIPS_KIND = 0.95, 0.8
-UNREAD = -1e29  # a die's numeral scores at or below this everywhere: it was not read (its looks were none)
+NOT_READ = -1e30  # every face's score in a look that reads nothing: a die's padding looks, or a die not read
+UNREAD = NOT_READ / 10  # a die at or below this everywhere was not read (a memory's nudge leaves NOT_READ below it)
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
             "log_kind_prior", "log_side_px", "foreign_text", "facing", "up_offset")
 _DIE_FROM = FEATURES.index("log_side_px")  # the measures from here on are the die's, not a reader's
@@ -83,7 +84,7 @@ def plainly_pips(face_p: np.ndarray, d6_share: np.ndarray) -> np.ndarray:
 def numeral_belief(face_ll: np.ndarray, kind_prior: np.ndarray, temperature: float = TEMPERATURE,
                    none_level: float = NONE_LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """(P(face) (N, F), P(something legible) (N,)) from the looks' (N, G, F) log-likelihoods, each
-    face at its best look; padded looks carry -1e30 and never win."""
+    face at its best look; padded looks carry NOT_READ and never win."""
     best = face_ll.max(1)
     # The numerals alone tell a d10 from a d00: the prior's split between them is no evidence here.
     prior = floored(kind_prior, same_solid=True)[:, KIND_OF_FACE] / FACES_OF_KIND[KIND_OF_FACE]

@@ -35,6 +35,7 @@ import numpy as np
 from dicecam.mechanics.errors import DicecamError
 
 from .backends import open_session
+from .belief import NOT_READ
 from .crops import CROP_MARGIN, FACE_CLASSES, face_label
 from .ctc import ctc_batch
 from .marks import NINE, SIX, UNSEEN, mark_side
@@ -160,7 +161,7 @@ class NumeralEvidence:
     """Per die and look: each face class's best log-likelihood over the look's windows; and per die, how
     much of what the recogniser wrote in the clearest window is no digit or mark."""
 
-    face_ll: np.ndarray  # (N, G, len(FACE_CLASSES)); a look a die does not have reads -1e30
+    face_ll: np.ndarray  # (N, G, len(FACE_CLASSES)); a look a die does not have reads NOT_READ
     foreign: np.ndarray  # (N,) 0: only digits and marks written there; 1: only other characters
 
 
@@ -257,7 +258,7 @@ class NumeralReader:
         none is not read) -> its evidence per look, padded to the longest tuple with looks that read nothing."""
         n = len(boxes)
         longest = max((len(lk) for lk in looks), default=0)
-        face_ll = np.full((n, longest, len(FACE_CLASSES)), -1e30)
+        face_ll = np.full((n, longest, len(FACE_CLASSES)), NOT_READ)
         foreign = np.zeros(n)
         if not n or not longest:
             return NumeralEvidence(face_ll, foreign)

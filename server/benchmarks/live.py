@@ -156,8 +156,8 @@ def _score(events: list[dict], rolls: list[dict], n_frames: int) -> dict:
     by one (a roll's `from` and `to` frames), those of its own clip, so an event counts against one roll only."""
     one, during, right, after = 0, 0, 0, []
     for k, roll in enumerate(rolls):
-        start = roll["from"] if "from" in roll else rolls[k - 1]["moves_at"] if k else 0
-        end = roll["to"] if "to" in roll else rolls[k + 1]["settled_at"] if k + 1 < len(rolls) else n_frames
+        start = roll.get("from", rolls[k - 1]["moves_at"] if k else 0)
+        end = roll.get("to", rolls[k + 1]["settled_at"] if k + 1 < len(rolls) else n_frames)
         mine = [e for e in events if start <= e["frame_id"] < end]
         during += sum(1 for e in mine if e["frame_id"] < roll["settled_at"])
         at_rest = [e for e in mine if roll["settled_at"] <= e["frame_id"] < roll.get("moves_at", n_frames)]
