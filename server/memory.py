@@ -52,6 +52,8 @@ class MemoryState(BaseModel):
     reason: str | None = Field(default=None, title="Why not, when not")
     examples: int = 0
     dice: list[KnownDie] = Field(default_factory=list)
+    camera_dice: int = Field(default=0, title="Taught numeral dice that said where this table's camera shows up faces")
+    camera_learnt: bool = Field(default=False, title="Whether they taught the reader to avoid a look that missed them")
 
 
 class TeachResult(BaseModel):
@@ -105,7 +107,9 @@ class TableMemory:
     def state(self) -> MemoryState:
         if self.memory is None:
             return MemoryState(available=False, reason=self.reason)
-        return MemoryState(available=True, examples=len(self.memory), dice=[KnownDie(**d) for d in self.memory.dice()])
+        camera_dice, camera_learnt = self.memory.camera()
+        return MemoryState(available=True, examples=len(self.memory), dice=[KnownDie(**d) for d in self.memory.dice()],
+                           camera_dice=camera_dice, camera_learnt=camera_learnt)
 
     def _need(self) -> DiceMemory:
         if self.memory is None:
@@ -146,7 +150,8 @@ class TableMemory:
         seen = self.reader.learnable(frame, np.asarray(box, np.float32)[None], [str(kind).lower()])
         with self._write:
             got = memory.teach(seen.crops[0], seen.features[0], kind, value, colour=colour, die=die, source=source,
-                               force=force, numerals=seen.scores(0), network=seen.face_p(0))
+                               force=force, numerals=seen.scores(0), network=seen.face_p(0),
+                               looks=seen.look_scores(0))
             if got.learnt:
                 memory.save()
         return got
@@ -170,7 +175,8 @@ class TableMemory:
                 as_read = _same(d, old)
                 got = self.memory.teach(seen.crops[k], seen.features[k], d.type.value, d.value, colour=d.colour,
                                         source="confirmed" if as_read else "correction", force=not as_read,
-                                        numerals=seen.scores(k), network=seen.face_p(k))
+                                        numerals=seen.scores(k), network=seen.face_p(k),
+                                        looks=seen.look_scores(k))
                 if not got.learnt:
                     flagged += 1
                 elif as_read:

@@ -24,7 +24,7 @@ from .belief import Belief, Doubt, both_views, decide, plainly_pips, readings
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
-from .memory import DiceMemory, Recall, model_fingerprint
+from .memory import LOOKS, DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
 from .second import SecondOpinion, load_second
 from .upface import MODEL_FILE, UpFaceFinder
@@ -240,6 +240,8 @@ class Reader:
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
+        if self.memory is not None and face_ll is not None and face_ll.shape[1] == LOOKS:
+            face_ll = face_ll + self.memory.look_bias()[None, :, None]  # the table's camera (memory.LOOK_GAP)
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]
@@ -258,14 +260,15 @@ class Reader:
         crops = self.crops(frame, boxes)
         out = self._faces_with_features(crops)
         face_p = _softmax(out[0])
-        scores = None
+        scores = looks = None
         if self.numerals is not None and len(boxes):
             named_d6 = np.array([k == "d6" for k in kinds], float) if kinds is not None else np.zeros(len(boxes))
             pips = plainly_pips(face_p, named_d6)
             face_ll = self.numerals(frame, boxes, _unless_pips(self.looks(frame, boxes, crops), pips)).face_ll
             scores = face_ll.max(1) if face_ll.shape[1] else np.full((len(boxes), face_ll.shape[2]), np.nan)
             scores[pips] = np.nan
-        return Learnable(crops, out[3], scores, face_p)
+            looks = face_ll
+        return Learnable(crops, out[3], scores, face_p, looks)
 
     def read_faces(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None) -> Detections:
         if not len(dets):
@@ -327,9 +330,13 @@ class Learnable:
     features: np.ndarray  # (N, D)
     numerals: np.ndarray | None  # (N, F) each face's best score over the looks (NaN: not read); None without a recogniser
     network: np.ndarray | None = None  # (N, F) the face network's face probabilities
+    looks: np.ndarray | None = None  # (N, G, F) each look's face scores (a die not read: its looks read NOT_READ)
 
     def scores(self, i: int) -> np.ndarray | None:
         return None if self.numerals is None else self.numerals[i]
+
+    def look_scores(self, i: int) -> np.ndarray | None:
+        return None if self.looks is None else self.looks[i]
 
     def face_p(self, i: int) -> np.ndarray | None:
         return None if self.network is None else self.network[i]

@@ -102,6 +102,7 @@ class Example:
     die: str | None
     where: str
     network: np.ndarray | None = None
+    looks: np.ndarray | None = None  # (G, F) the recogniser's face scores per look
 
 
 @dataclass
@@ -150,7 +151,7 @@ def examples_of(reader, item: TruthImage, where: str, die: str | None) -> list[E
             raise TeachError(f"the {d.kind.value} has no value (a kind-only label cannot teach a face)")
     seen = reader.learnable(img, np.stack([box for _, box in boxes]), [d.kind.value for d, _ in boxes])
     return [Example(seen.crops[i], seen.features[i], seen.scores(i), d.kind.value, int(d.value), d.colour, name, where,
-                    seen.face_p(i)) for i, (d, _) in enumerate(boxes)]
+                    seen.face_p(i), seen.look_scores(i)) for i, (d, _) in enumerate(boxes)]
 
 
 def _items(truth: Path):
@@ -195,7 +196,7 @@ def teach_truth(reader, memory: DiceMemory, truth: Path, *, die: str | None = No
     for e in examples:
         try:
             got = memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="teach",
-                               force=force, numerals=e.numerals, network=e.network)
+                               force=force, numerals=e.numerals, network=e.network, looks=e.looks)
         except TeachError as err:
             refuse(e.where, str(err))
             continue

@@ -18,7 +18,7 @@ from dicecam.datasets.scene import render_image
 from dicecam.vision.backends import installed
 from dicecam.vision.belief import both_views, decide, readings
 from dicecam.vision.crops import FACE_CLASSES, KINDS
-from dicecam.vision.memory import DiceMemory, Example
+from dicecam.vision.memory import LOOKS, DiceMemory, Example
 from dicecam.vision.read import Reader
 from dicecam.vision.teach import check_can_learn, teach_truth
 
@@ -65,6 +65,7 @@ def synthetic_memory(n: int, dim: int, crop_size: int, model_id: str, seed: int 
     m._face = rng.integers(0, len(FACE_CLASSES), n)
     m.numerals = np.maximum(rng.normal(-8.0, 4.0, (n, len(FACE_CLASSES))), -30.0).astype(np.float32)
     m.network = rng.dirichlet(np.ones(len(FACE_CLASSES)), n).astype(np.float32)
+    m.looks = (rng.random((n, LOOKS)) < np.array([0.9, 0.8, 0.3])[:LOOKS]).astype(np.float32)  # a camera to prefer
     m.examples = [Example(*FACE_CLASSES[i], None, f"die {i % 50}", "bench", 0.0) for i in m._face]
     return m
 

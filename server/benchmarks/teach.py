@@ -11,6 +11,12 @@ neighbouring frames of a taught one are nearly the same picture and would flatte
 ("other runs"). Elsewhere a face with too few photos to leave one to read is taught nothing and
 still scored ("other photos").
 
+Those runs come from several cameras, and one memory learns them all; a table has one camera. So where runs
+are named `<camera>-<value>` (lurig-d20-values: four cameras), each camera is also a table of its own ("one
+camera"): 3 photos of each of `runs` of its runs are taught into a memory of its own, and its other runs are
+read before and after; the figures are pooled over the cameras. Its faces read are not the faces taught: what
+carries is what the memory learns of the camera (`DiceMemory.look_bias`) and of the dice.
+
 On renders (`bench_teach_renders`): the real sets cannot say which physical die a photo shows, but the
 issue's measure is one die taught and then read in its other rolls. So each die is rendered rolling on
 its own table (`datasets.scene.one_die_rolls`: its look, camera, light and surface fixed, a new pose each
@@ -21,6 +27,7 @@ dice), and every other roll is read before and after. Figures are reported, neve
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -32,7 +39,7 @@ from dicecam.vision.crops import KINDS
 from dicecam.vision.evaluate import TruthDie, TruthImage, evaluate, load_truth, matching_detection
 from dicecam.vision.memory import DiceMemory, TeachError
 from dicecam.vision.read import Reader
-from dicecam.vision.teach import Example, check_can_learn, examples_of
+from dicecam.vision.teach import check_can_learn, examples_of
 
 
 def _faces(item) -> tuple:
@@ -75,15 +82,7 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
     before = evaluate(folder, reader, keep=keep).to_json()
     memory = DiceMemory(reader.model_id, reader.crop_size)
     t0 = time.perf_counter()
-    examples: list[Example] = []
-    for n in sorted(taught):
-        try:
-            examples += examples_of(reader, items[n], str(items[n].path), None)
-        except TeachError:
-            continue
-    for e in examples:
-        memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, source="bench", numerals=e.numerals,
-                     network=e.network)
+    _taught_into(reader, memory, [items[n] for n in sorted(taught)])
     row["teach_s"] = round(time.perf_counter() - t0, 2)
     # The target is per 100 photos; photos of many dice take longer than the teach bench's one-die renders.
     row["teach_s_per_100_photos"] = round(row["teach_s"] * 100 / len(taught), 2)
@@ -93,6 +92,66 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
     reader.use_memory(None)
     row.update(read_photos=before["images"], before=before["dice_read_right"], after=after["dice_read_right"],
                sure_wrong_before=before["sure_wrong"], sure_wrong_after=after["sure_wrong"])
+    return row
+
+
+def _camera(item) -> str | None:
+    """The camera of a photo whose run is named `<camera>-<value>` (None where runs are not named so)."""
+    run = item.meta.get("sequence")
+    return re.sub(r"-\d+$", "", run) if isinstance(run, str) and re.search(r"-\d+$", run) else None
+
+
+def _taught_into(reader, memory: DiceMemory, items: list) -> int:
+    """Teach `items` into `memory`; how many examples it learnt."""
+    for item in items:
+        try:
+            examples = examples_of(reader, item, str(item.path), None)
+        except TeachError:
+            continue
+        for e in examples:
+            memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, source="bench", numerals=e.numerals,
+                         network=e.network, looks=e.looks)
+    return len(memory)
+
+
+def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, seed: int = 0) -> dict | None:
+    """The "one camera" protocol (module docstring); None for a set whose runs name no cameras."""
+    items = [i for i in load_truth(folder) if i.dice and all(d.value is not None for d in i.dice)]
+    cameras = sorted({c for c in map(_camera, items) if c})
+    if not cameras or any(_camera(i) is None for i in items):
+        return None
+    rng = random.Random(seed)
+    totals = {"before": [0.0, 0, 0.0, 0], "after": [0.0, 0, 0.0, 0]}  # right, dice, sure wrong, sure dice
+    taught_photos = examples = 0
+    for camera in cameras:
+        mine = [i for i in items if _camera(i) == camera]
+        sequences = sorted({i.meta["sequence"] for i in mine})
+        if len(sequences) <= runs:
+            continue
+        chosen = set(rng.sample(sequences, runs))
+        taught = [x for s in sorted(chosen) for x in rng.sample([i for i in mine if i.meta["sequence"] == s],
+                                                                 min(per_face, sum(i.meta["sequence"] == s for i in mine)))]
+        paths = {str(i.path) for i in mine if i.meta["sequence"] not in chosen}
+        keep = lambda item: str(item.path) in paths  # noqa: E731
+        memory = DiceMemory(reader.model_id, reader.crop_size)
+        examples += _taught_into(reader, memory, taught)
+        taught_photos += len(taught)
+        for when, used in (("before", None), ("after", memory)):
+            reader.use_memory(used)
+            got = evaluate(folder, reader, keep=keep).to_json()
+            t = totals[when]
+            t[0] += got["dice_read_right"] * got["dice"]
+            t[1] += got["dice"]
+            t[2] += (got["sure_wrong"] or 0.0) * (got["sure_dice"] or 0)
+            t[3] += got["sure_dice"] or 0
+    reader.use_memory(None)
+    row = {"bench": "teach-real", "set": folder.name, "per_face": per_face, "protocol": "one camera",
+           "cameras": len(cameras), "runs_taught_per_camera": runs, "taught_photos": taught_photos, "examples": examples,
+           "read_dice": totals["before"][1]}
+    for when, (right, dice, wrong, sure) in totals.items():
+        row[when] = round(right / dice, 4) if dice else None
+        row[f"sure_wrong_{when}"] = round(wrong / sure, 4) if sure else None
+        row[f"sure_wrong_{when}_dice"] = round(wrong)
     return row
 
 
@@ -107,7 +166,13 @@ def bench_teach_real(root: Path, per_face: int = 3) -> list[dict]:
         return [{"bench": "teach-real", "skipped": f"no folder {root}"}]
     folders = [root] if any((root / n).exists() for n in ("truth.jsonl", "reads.jsonl", "images")) else \
         sorted(p for p in root.iterdir() if p.is_dir())
-    return [bench_teach_set(reader, f, per_face) for f in folders]
+    rows = []
+    for f in folders:
+        rows.append(bench_teach_set(reader, f, per_face))
+        per_camera = bench_teach_cameras(reader, f, per_face)
+        if per_camera is not None:
+            rows.append(per_camera)
+    return rows
 
 
 RENDERED_KINDS = ("d4", "d6", "d8", "d10", "d00", "d12", "d20")
@@ -165,7 +230,7 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
             t0 = time.perf_counter()
             for e in examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name):
                 memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
-                             numerals=e.numerals, network=e.network)
+                             numerals=e.numerals, network=e.network, looks=e.looks)
             teach_s += time.perf_counter() - t0
         reader.use_memory(memory)
         scored["after"] = [_read_right(reader, img, truth)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError, _vote
+from dicecam.vision.memory import (CLOSE_SIM, CONTRADICTION_SIM, LOOK_GAP, LOOK_MIN, LOOKS, SAME_VIEW_SIM, DiceMemory,
+                                   Example, TeachError, _vote)
 from dicecam.vision.read import Reader
 from fake_models import counting_numerals
 
@@ -547,6 +548,7 @@ def _large_memory(dice: int, per_die: int, dim: int = 256, seed: int = 0) -> tup
     m._face = rng.integers(0, len(FACE_CLASSES), len(f))
     m.numerals = np.full((len(f), len(FACE_CLASSES)), -10.0, np.float32)
     m.network = np.full((len(f), len(FACE_CLASSES)), 1 / len(FACE_CLASSES), np.float32)
+    m.looks = np.full((len(f), LOOKS), np.nan, np.float32)
     m.examples = [Example(*FACE_CLASSES[i], None, f"die {n // per_die}", "test", 0.0) for n, i in enumerate(m._face)]
     return m, centres
 
@@ -622,7 +624,163 @@ def test_dice_that_share_voters_are_voted_as_each_would_be_alone():
     faces = [faces_a, np.arange(7), faces_a, faces_b, np.arange(7)]
     mine = rng.random((5, 20)).astype(np.float32)
     mine[1] = other[3]  # a die whose glyph is one voter's own
-    together = _vote(mine, patterns, faces, 0.05)
-    alone = np.vstack([_vote(mine[i:i + 1], [patterns[i]], [faces[i]], 0.05) for i in range(5)])
-    assert np.allclose(together, alone)
+    together, taught = _vote(mine, patterns, faces, 0.05)
+    alone = [_vote(mine[i:i + 1], [patterns[i]], [faces[i]], 0.05) for i in range(5)]
+    assert np.allclose(together, np.vstack([a[0] for a in alone]))
+    assert (taught == np.vstack([a[1] for a in alone])).all()
     assert together[1].argmax() == 3, "the closest voter's face wins"
+    assert taught[1, :7].all() and not taught[1, 7:].any()
+
+
+def test_a_die_taught_some_faces_is_not_pushed_towards_them_when_it_shows_another():
+    # Two faces of a blue d20 taught (its 7 and its 1); rolled showing its 12, which reads like neither.
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d20", 7, colour="blue", numerals=_d20_scores(SEVEN_UP, i))
+        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d20", 1, colour="blue", numerals=_d20_scores(ONE_UP, 10 + i))
+    twelve_up = _d20_scores({12: -0.3, 7: -0.5, 2: -1.5}, 70)[None]
+    recall = m.recall(_feature(3)[None])
+    bias = m.glyph_bias(recall, twelve_up, np.array([KINDS.index("d20")]), ["blue"])[0]
+    d20 = {v: FACE_INDEX[("d20", v)] for v in range(1, 21)}
+    untaught = [bias[d20[v]] for v in range(1, 21) if v not in (1, 7)]
+    assert max(untaught) == min(untaught), "the faces nothing taught shows are told nothing"
+    assert bias[d20[12]] >= min(bias[d20[1]], bias[d20[7]]), "a face never taught is not put below every taught one"
+    assert int((twelve_up[0] + bias)[list(d20.values())].argmax()) + 1 == 12
+
+
+# --- the table's camera: which of the reader's looks reads its dice --------------------------------------------
+
+def _look_scores(per_look: tuple[int, ...]) -> np.ndarray:
+    """The recogniser's (LOOKS, F) scores of a d20 view: each look reads the value named for it clearly."""
+    scores = np.full((LOOKS, len(FACE_CLASSES)), -25.0, np.float32)
+    for g, value in enumerate(per_look):
+        scores[g, FACE_INDEX[("d20", value)]] = -0.2
+    return scores
+
+
+def _camera_taught(m: DiceMemory, n: int, third_look_reads_a_neighbour: bool = True, first: int = 0) -> None:
+    """Teach n d20s as a camera that looks along a neighbour's face shows them: the centre and 0.1-up looks read
+    the taught face, the finder's look a neighbour (or, told so, the taught face too)."""
+    for i in range(first, first + n):
+        value = 1 + i % 20
+        third = 1 + (i + 5) % 20 if third_look_reads_a_neighbour else value
+        assert m.teach(_crop(i), _feature(100 + i), "d20", value, looks=_look_scores((value, value, third))).learnt
+
+
+def test_the_taught_dice_teach_the_table_which_look_misses_its_up_faces_once_enough_are_taught():
+    m = _memory()
+    _camera_taught(m, LOOK_MIN - 1)
+    assert not m.look_bias().any(), "too few taught dice say nothing of the camera"
+    _camera_taught(m, 1, first=LOOK_MIN - 1)
+    bias = m.look_bias()
+    assert bias[0] == bias[1] == 0 and bias[2] < 0, "the look that read a neighbour is disfavoured, the others kept"
+
+
+def test_a_look_about_as_good_as_the_best_one_is_left_alone():
+    m = _memory()
+    _camera_taught(m, 4, third_look_reads_a_neighbour=False)
+    _camera_taught(m, 1, first=4)  # one of five misread by the finder's look: within LOOK_GAP of the best
+    assert not m.look_bias().any()
+
+
+def test_dice_taught_without_their_looks_read_pips_or_from_an_older_file_teach_nothing_of_the_camera(tmp_path):
+    import io
+    import json
+
+    m = _memory()
+    for i in range(6):
+        m.teach(_crop(i), _feature(200 + i), "d6", 1 + i % 6)  # pips: no look read them
+    assert np.isnan(m.looks).all() and not m.look_bias().any()
+    _camera_taught(m, LOOK_MIN)
+    meta = {"format": 3, "model_id": "model-a", "crop_size": S, "examples": [e.__dict__ for e in m.examples]}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, features=m.features, crops=m.crops, numerals=m.numerals, network=m.network,
+                        meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    old = DiceMemory.from_bytes(buf.getvalue(), S, "model-a")
+    assert old.dice() == m.dice() and np.isnan(old.looks).all() and not old.look_bias().any()
+
+
+def test_the_camera_learnt_survives_a_restart_export_and_import_and_goes_with_the_dice_forgotten(tmp_path):
+    m = _memory(tmp_path / "memory.npz")
+    _camera_taught(m, LOOK_MIN + 2)
+    m.save()
+    again = DiceMemory.open(tmp_path / "memory.npz", S, "model-a")
+    np.testing.assert_array_equal(again.look_bias(), m.look_bias())
+    other = _memory()
+    assert other.merge(again) == (len(m), 0)
+    np.testing.assert_array_equal(other.look_bias(), m.look_bias())
+    other.forget()
+    assert not other.look_bias().any(), "forgetting the dice forgets what they taught of the camera"
+
+
+def test_look_scores_of_the_wrong_shape_are_refused_with_the_reason():
+    with pytest.raises(TeachError, match="look scores"):
+        _memory().teach(_crop(0), _feature(1), "d20", 3, looks=np.zeros((LOOKS, 5), np.float32))
+
+
+def _d20_reader(scores_of):
+    """A reader that finds one d20 the face network cannot read, whose looks score its faces as
+    `scores_of(frame)` says ((LOOKS, F))."""
+    from dicecam.vision.numerals import NumeralEvidence
+
+    def detector(x):
+        cols = [[130.0, 130.0, 60.0, 60.0, 0, 0, 0, 0, 0, 0, 0.95]]
+        return [np.array(cols, np.float32).T[None]]
+
+    def faces(crops):
+        n = len(crops)
+        feats = crops[:, :, 4:12, 4:12].reshape(n, -1) - 128.0
+        return [np.zeros((n, len(FACE_CLASSES)), np.float32), np.zeros((n, 1), np.float32),
+                np.full((n, 1), -5.0, np.float32), feats]
+
+    reader = Reader(detector, faces, crop_size=S, model_id="fake")
+    reader.numerals = lambda frame, boxes, looks: NumeralEvidence(  # noqa: E731
+        np.repeat(scores_of(frame)[None], len(boxes), 0), np.zeros(len(boxes)))
+    return reader
+
+
+def test_a_table_whose_taught_dice_the_finders_look_misread_reads_its_next_d20_by_the_other_looks():
+    # Other dice taught at this table: the centre looks read their faces, the finder's look a neighbour (a
+    # camera whose tilt the finder misjudges). Then a d20 whose neighbour 13 the finder's look reads more
+    # clearly than the centre reads its 7.
+    taught = {30 + i: (3 + 2 * i, 3 + 2 * i, 4 + 2 * i) for i in range(LOOK_MIN)}
+    rolled = _look_scores((7, 7, 13))
+    rolled[2, FACE_INDEX[("d20", 13)]] = -0.05
+    frames = {seed: _frame(seed) for seed in (1, *taught)}
+    def scores_of(frame):
+        seed = next(s for s, f in frames.items() if f is frame)
+        return rolled if seed == 1 else _look_scores(taught[seed])
+    reader = _d20_reader(scores_of)
+    assert [(d.type.value, d.value) for d in reader(frames[1])] == [("d20", 13)], "the case is built"
+    memory = DiceMemory(reader.model_id, S)
+    for seed, (value, _, _) in taught.items():
+        seen = reader.learnable(frames[seed], reader.detect(frames[seed]).xyxy, ["d20"])
+        assert memory.teach(seen.crops[0], seen.features[0], "d20", value, numerals=seen.scores(0),
+                            looks=seen.look_scores(0)).learnt
+    assert list(memory.looks[:, 2]) == [0.0] * LOOK_MIN and memory.look_bias()[2] < 0
+    reader.use_memory(memory)
+    assert [(d.type.value, d.value) for d in reader(frames[1])] == [("d20", 7)]
+
+
+def test_where_runs_name_their_camera_the_bench_also_teaches_each_camera_as_a_table_and_reads_its_other_runs(tmp_path):
+    import json
+
+    import cv2
+
+    from dicecam.server.benchmarks.teach import bench_teach_cameras
+
+    lines = []
+    for camera, values in (("wood", (1, 2, 3, 4)), ("top", (2, 5, 6))):
+        for value in values:
+            for shot in range(4):
+                name = f"{camera}{value}_{shot}.png"
+                cv2.imwrite(str(tmp_path / name), _frame(value, shot % 3))
+                lines.append(json.dumps({"image": name, "sequence": f"d6_{camera}-{value}",
+                                         "dice": [{"type": "d6", "value": value, "box": [100, 100, 160, 160]}]}))
+    (tmp_path / "truth.jsonl").write_text("\n".join(lines) + "\n")
+    row = bench_teach_cameras(_reader(), tmp_path, per_face=3, runs=2, seed=3)
+    assert (row["protocol"], row["cameras"], row["taught_photos"]) == ("one camera", 2, 12)
+    assert row["read_dice"] == 4 * (2 + 1), "each camera's runs not taught are read, and only those"
+    assert row["after"] == row["before"], "the faces read were never taught: the memory makes none of them up"
+    (tmp_path / "truth.jsonl").write_text("\n".join(l.replace('"d6_top-', '"d6_top_') for l in lines) + "\n")
+    assert bench_teach_cameras(_reader(), tmp_path) is None, "a set where some run names no camera has no such protocol"

@@ -33,6 +33,9 @@
     $("memory-status").textContent = m.dice.length
       ? `This table knows ${m.dice.length} ${m.dice.length === 1 ? "die" : "dice"} (${known ? `${known} with every face` : "none with every face yet"}), from ${m.examples} confirmed ${m.examples === 1 ? "photo" : "photos"}.`
       : "This table knows none of your dice yet. Teach one below, or correct a misread roll.";
+    if (m.camera_learnt) {
+      $("memory-status").textContent += ` Its ${m.camera_dice} taught numeral dice also taught it where this camera shows a die's up face.`;
+    }
     for (const d of m.dice) {
       const faces = Object.keys(d.faces).length, all = faces + d.missing.length;
       const what = d.known ? `known: all ${all} faces learnt`
