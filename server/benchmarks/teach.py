@@ -21,7 +21,9 @@ On renders (`bench_teach_renders`): the real sets cannot say which physical die 
 issue's measure is one die taught and then read in its other rolls. So each die is rendered rolling on
 its own table (`datasets.scene.one_die_rolls`: its look, camera, light and surface fixed, a new pose each
 roll), the first `per_face` rolls showing each face are taught, all into one memory (a table of mixed
-dice), and every other roll is read before and after. Figures are reported, never asserted.
+dice), and every other roll is read before and after. Each die also has a table of its own (its memory taught
+only its own rolls, "after_own_table"): a table has one camera, and what the memory learns of it
+(`DiceMemory.look_bias`) holds for that camera alone. Figures are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -207,8 +209,9 @@ def _rolls(gl, kinds, dice_per_kind: int, rolls_per_face: int, per_face: int, se
 def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None, rolls_per_face: int | None = None,
                         per_face: int = 3, kinds: tuple[str, ...] = RENDERED_KINDS, seed: int = 0,
                         reader=None) -> list[dict]:
-    """Rows per kind and for all: rolls read right before and after teaching, and of the sure ones, wrong.
-    The rolls are rendered twice (the same pictures) rather than kept: a thousand frames is a gigabyte."""
+    """Rows per kind and for all: rolls read right before and after teaching (into the one memory of all the dice,
+    and into each die's own), and of the sure ones, wrong. The rolls are rendered twice (the same pictures) rather
+    than kept: a thousand frames is a gigabyte."""
     from dicecam.datasets.render import Renderer
 
     dice_per_kind = dice_per_kind or (1 if quick else 2)
@@ -216,7 +219,8 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
     reader = reader or Reader.load()
     check_can_learn(reader)
     memory = DiceMemory(reader.model_id, reader.crop_size)
-    kept, scored, teach_s = reader.memory, {"before": [], "after": []}, 0.0
+    own: dict[str, DiceMemory] = defaultdict(lambda: DiceMemory(reader.model_id, reader.crop_size))
+    kept, scored, teach_s = reader.memory, {"before": [], "after": [], "after_own_table": []}, 0.0
     read_kinds, taught_kinds = [], []
     with Renderer() as gl:
         reader.use_memory(None)
@@ -228,14 +232,19 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
                 continue
             taught_kinds.append(kind)
             t0 = time.perf_counter()
-            for e in examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name):
+            examples = examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name)
+            for e in examples:
                 memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
                              numerals=e.numerals, network=e.network, looks=e.looks)
             teach_s += time.perf_counter() - t0
-        reader.use_memory(memory)
-        scored["after"] = [_read_right(reader, img, truth)
-                           for _, _, img, truth, taught in _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed)
-                           if not taught]
+            for e in examples:
+                own[name].teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
+                                numerals=e.numerals, network=e.network, looks=e.looks)
+        for _, name, img, truth, taught in _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed):
+            if not taught:
+                for when, used in (("after", memory), ("after_own_table", own[name])):
+                    reader.use_memory(used)
+                    scored[when].append(_read_right(reader, img, truth))
     reader.use_memory(kept)
     read_kinds, taught_kinds = np.array(read_kinds), np.array(taught_kinds)
     rows = []

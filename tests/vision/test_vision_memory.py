@@ -611,7 +611,7 @@ def test_the_rendered_dice_bench_teaches_each_die_three_rolls_a_face_and_reads_i
     assert every["taught_rolls"] == d6["taught_rolls"] + d8["taught_rolls"]
     assert 0.9 * every["taught_rolls"] <= every["examples"] <= every["taught_rolls"], "what was taught is learnt"
     assert every["read_rolls"] == d6["read_rolls"] + d8["read_rolls"]
-    assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after"))
+    assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after", "after_own_table")), "each die its own table too"
 
 
 def test_dice_that_share_voters_are_voted_as_each_would_be_alone():
