@@ -127,12 +127,13 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
     taught_photos = examples = 0
     for camera in cameras:
         mine = [i for i in items if _camera(i) == camera]
-        sequences = sorted({i.meta["sequence"] for i in mine})
-        if len(sequences) <= runs:
+        frames = defaultdict(list)
+        for i in mine:
+            frames[i.meta["sequence"]].append(i)
+        if len(frames) <= runs:
             continue
-        chosen = set(rng.sample(sequences, runs))
-        taught = [x for s in sorted(chosen) for x in rng.sample([i for i in mine if i.meta["sequence"] == s],
-                                                                 min(per_face, sum(i.meta["sequence"] == s for i in mine)))]
+        chosen = set(rng.sample(sorted(frames), runs))
+        taught = [i for run in sorted(chosen) for i in rng.sample(frames[run], min(per_face, len(frames[run])))]
         paths = {str(i.path) for i in mine if i.meta["sequence"] not in chosen}
         keep = lambda item: str(item.path) in paths  # noqa: E731
         memory = DiceMemory(reader.model_id, reader.crop_size)
