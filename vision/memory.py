@@ -25,7 +25,8 @@ The reader blends both into its own belief (vision/read.py), each as far as it i
   (`network_bias`): a die whose 5 the network takes for a 3 is read as the 5 it was taught to be.
 - **the camera**: which of the reader's looks read each taught die's face is kept too. A table's camera is
   fixed, and where it shows up faces in a die's outline depends on its tilt, which one die hardly shows; a look
-  that clearly missed the taught dice is disfavoured for every die the table reads after (`look_bias`).
+  that clearly missed the taught dice is disfavoured for every die the table reads after (`taught_looks`,
+  vision/camera.py).
 
 Crops are kept beside the features so a new reader can re-embed them (`reembed`): a table's
 memory outlives a model upgrade. On disk it is one `.npz` file per table (atomic writes, so a
@@ -49,7 +50,7 @@ import numpy as np
 from dicecam.mechanics.dice import DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
-from .belief import UNREAD
+from .camera import LOOKS, TAUGHT_LEAST, look_preference, looks_agreeing
 from .crops import FACE_CLASSES, FACE_INDEX, KIND_OF_FACE
 
 MEMORY_FILE = "memory.npz"
@@ -88,20 +89,6 @@ GLYPH_FLOOR = 1e-3  # the least a face is voted: a face no taught example resemb
 # 72.6-74.0 % against 71.1 % with the numerals' glyphs alone, and fewer sure dice wrong, 1.0-1.3 % against 1.6).
 NETWORK_GLYPH_TAU = 0.2
 NETWORK_GLYPH_WEIGHT = 1.0
-# The camera's look (`DiceMemory.look_bias`). A table's camera is fixed, and where its up faces sit in a die's
-# crop depends on the camera's tilt, which one die's crop hardly shows (a d20 seen along a face's normal looks
-# the same whether that face is up or the camera is tilted onto it). The taught dice say which of the reader's
-# LOOKS read their face: a look whose share of taught numeral dice read right (smoothed: (k + 1/2) / (n + 1)) falls
-# more than LOOK_GAP below the best look's is disfavoured by LOOK_WEIGHT x log(its share / the best's), in the
-# recogniser's score units; with fewer than LOOK_MIN numeral examples, or no look that far behind, nothing moves.
-# Chosen on lurig-d20-values' training runs (per camera: 3 photos of 2 runs taught, the camera's other runs read,
-# 6 seeds; simulated on cached scores): 89.0 -> 92.9 %, 3 dice sure and wrong in all; where the taught photos come
-# from four cameras at once (the bench's "other runs"), no look falls that far behind and nothing moves
-# (93.2 %), where without the gap the preference cost 3 points there.
-LOOKS = 3  # the reader's looks per die (vision/numerals.finder_looks, FALLBACK)
-LOOK_GAP = 0.35
-LOOK_WEIGHT = 0.5
-LOOK_MIN = 4
 # The search. Every die is first compared with the examples' coordinates on their INDEX_DIMS principal
 # directions: what those leave out of two unit vectors bounds how much closer they can be whole
 # (Cauchy-Schwarz), and only the examples that bound lets reach CLOSE_SIM are compared whole. The close
@@ -345,7 +332,7 @@ class DiceMemory:
         # Per example and look: 1 where the look's own best face of the kind was the taught face, 0 where another,
         # NaN where it was not read (pips, an older file, or re-embedded for another reader).
         self.looks = np.zeros((0, LOOKS), np.float32)
-        self._look_bias: np.ndarray | None = None  # look_bias(), until the examples change
+        self._taught_looks: tuple[np.ndarray, int] | None = None  # taught_looks(), until the examples change
         self.examples: list[Example] = []
         self._face = np.zeros(0, np.int64)
         self._dice: _Dice | None = None
@@ -468,25 +455,26 @@ class DiceMemory:
         vote, taught = _vote(mine, [c[1] for c in chosen], [c[2] for c in chosen], NETWORK_GLYPH_TAU)
         return NETWORK_GLYPH_WEIGHT * _log_vote(len(face_p), rows, columns, vote, taught)
 
-    def look_bias(self) -> np.ndarray:
-        """(LOOKS,) what to add to every face score of each look for this table's camera (see LOOK_GAP): zero
-        for the looks that read the taught dice about as well as the best one did, negative for those that
-        clearly did not."""
+    def taught_looks(self) -> tuple[np.ndarray, int]:
+        """(per look of the reader, how many taught numeral dice it read right; how many such dice there are),
+        counted once per change of the examples (the reader asks every frame)."""
         with self.lock:
-            if self._look_bias is None:
+            if self._taught_looks is None:
                 known = np.isfinite(self.looks).all(1)
-                bias = np.zeros(LOOKS, np.float32)
-                if known.sum() >= LOOK_MIN:
-                    share = (self.looks[known].sum(0) + 0.5) / (known.sum() + 1)
-                    behind = share < share.max() - LOOK_GAP
-                    bias[behind] = LOOK_WEIGHT * np.log(share[behind] / share.max())
-                self._look_bias = bias
-            return self._look_bias
+                self._taught_looks = (self.looks[known].sum(0), int(known.sum()))
+            return self._taught_looks
+
+    def look_bias(self) -> np.ndarray:
+        """(LOOKS,) what the taught dice alone say of this table's camera (vision/camera.look_preference): zero
+        for the looks that read them about as well as the best one did, negative for those that clearly did
+        not; zero throughout until TAUGHT_LEAST numeral dice are taught."""
+        right, count = self.taught_looks()
+        return look_preference(right, count) if count >= TAUGHT_LEAST else np.zeros(LOOKS, np.float32)
 
     def camera(self) -> tuple[int, bool]:
         """(how many taught dice said which of the reader's looks read them, whether any look is disfavoured)."""
         with self.lock:
-            return int(np.isfinite(self.looks).all(1).sum()), bool(self.look_bias().any())
+            return self.taught_looks()[1], bool(self.look_bias().any())
 
     def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[int, np.ndarray, np.ndarray]:
         """`_glyphs` pooled over every taught die of `kind` taught as `colour` or with no colour (kept until
@@ -615,7 +603,7 @@ class DiceMemory:
         """Forget what was built from the examples (the caller holds the lock)."""
         self._dice = None
         self._patterns = None
-        self._look_bias = None
+        self._taught_looks = None
 
     def forget(self, die: str | None = None) -> int:
         """Forget one die (by its listing name) or, with no name, everything; returns how many
@@ -771,17 +759,12 @@ class DiceMemory:
 def _looks_read(looks: np.ndarray | None, face: int) -> np.ndarray:
     """(LOOKS,) per look: 1 where its best face of the taught face's kind is that face, 0 where another, NaN
     where the look read nothing or was not measured."""
-    out = np.full(LOOKS, np.nan, np.float32)
     if looks is None:
-        return out
+        return np.full(LOOKS, np.nan, np.float32)
     looks = np.asarray(looks, np.float32)
     if looks.ndim != 2 or looks.shape[1] != len(FACE_CLASSES):
         raise TeachError(f"look scores must be (looks, {len(FACE_CLASSES)}), got {looks.shape}")
-    cols = _KIND_COLUMNS[int(KIND_OF_FACE[face])]
-    for g, row in enumerate(looks[:LOOKS, cols]):
-        if np.isfinite(row).all() and row.max() > UNREAD:
-            out[g] = float(cols[int(row.argmax())] == face)
-    return out
+    return looks_agreeing(looks[None], np.array([face]))[0]
 
 
 def model_fingerprint(path: Path) -> str:

@@ -21,10 +21,11 @@ from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
 from .belief import Belief, Doubt, both_views, decide, plainly_pips, readings
+from .camera import LOOKS, SEEN_LEAST, TAUGHT_LEAST, CameraSense, look_preference, looks_agreeing
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
-from .memory import LOOKS, DiceMemory, Recall, model_fingerprint
+from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, finder_looks
 from .second import SecondOpinion, load_second
 from .upface import MODEL_FILE, UpFaceFinder
@@ -219,12 +220,26 @@ class Reader:
         """Where each die's numeral windows look: the finder's up face and the crop's centre."""
         return _looks(self.up_faces(frame, boxes, crops), len(crops))
 
-    def readings(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None):
+    def camera_bias(self, camera: CameraSense | None = None) -> np.ndarray:
+        """(LOOKS,) what to add to each look's face scores for the camera being read (vision/camera.py), from
+        the table's taught dice and, in the live pipeline, its own sure reads (`camera`), pooled."""
+        right, count, enough = np.zeros(LOOKS), 0, False
+        if self.memory is not None:
+            taught, n = self.memory.taught_looks()
+            right, count, enough = right + taught, count + n, n >= TAUGHT_LEAST
+        if camera is not None:
+            seen, n = camera.counts()
+            right, count, enough = right + seen, count + n, enough or n >= SEEN_LEAST
+        return look_preference(right, count) if enough else np.zeros(LOOKS, np.float32)
+
+    def readings(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None,
+                 camera: CameraSense | None = None):
         """Both readers' view of each detected die, the face network's raw outputs, what the table's dice
-        memory recalls of them (None without one), and, where the memory's glyphs moved a die, both views
-        stacked (`both_views`; else None). A recognised die's kind goes into the readers' kind prior here,
-        and the taught dice's glyphs into the recogniser's scores and the face network's probabilities.
-        `view`: the face network's view of `dets` when it was already taken (`Reader.seen`)."""
+        memory recalls of them (None without one), where the memory's glyphs moved a die both views stacked
+        (`both_views`; else None), and the looks' face scores (None without a recogniser). A recognised die's
+        kind goes into the readers' kind prior here, the camera's preference among the looks into their scores
+        (`camera_bias`), and the taught dice's glyphs into the recogniser's scores and the face network's
+        probabilities. `view`: the face network's view of `dets` when it was already taken (`Reader.seen`)."""
         view = view if view is not None else self.seen(frame, dets)
         crops_u8, out = view.crops, view.out
         features = out[3] if len(out) >= 4 else None
@@ -240,8 +255,8 @@ class Reader:
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
-        if self.memory is not None and face_ll is not None and face_ll.shape[1] == LOOKS:
-            face_ll = face_ll + self.memory.look_bias()[None, :, None]  # the table's camera (memory.LOOK_GAP)
+        if face_ll is not None and face_ll.shape[1] == LOOKS and (self.memory is not None or camera is not None):
+            face_ll = face_ll + self.camera_bias(camera)[None, :, None]
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]
@@ -249,8 +264,8 @@ class Reader:
             network_bias = self.memory.network_bias(recall, face_p)
             if bias.any() or network_bias.any():  # both views in one pass: its cost is per call, hardly per die
                 both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up)
-                return both.rows(slice(0, len(side))), out, recall, both
-        return readings(kind_prior, face_p, face_ll, side, foreign, up), out, recall, None
+                return both.rows(slice(0, len(side))), out, recall, both, face_ll
+        return readings(kind_prior, face_p, face_ll, side, foreign, up), out, recall, None, face_ll
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray, kinds: list[str] | None = None) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores.
@@ -270,10 +285,13 @@ class Reader:
             looks = face_ll
         return Learnable(crops, out[3], scores, face_p, looks)
 
-    def read_faces(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None) -> Detections:
+    def read_faces(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None,
+                   camera: CameraSense | None = None) -> Detections:
+        """`dets` read. `camera`: the live pipeline's sense of its camera, which this frame's sure numeral dice
+        add to (`watching`)."""
         if not len(dets):
             return dets
-        seen, out, recall, both = self.readings(frame, dets, view)
+        seen, out, recall, both, face_ll = self.readings(frame, dets, view, camera)
         if both is None:
             belief = decide(seen, self.doubt)
         else:  # one pass of the doubt model over both views
@@ -286,6 +304,9 @@ class Reader:
         colours = np.array([self.colours[i] if i < len(self.colours) else None for i in colour_p.argmax(1)], object)
         cocked = 1 / (1 + np.exp(-out[2].reshape(-1))) > COCKED_ABOVE
         doubt = np.array([belief.doubt(i) for i in range(len(best))], object)
+        if camera is not None and face_ll is not None and face_ll.shape[1] == LOOKS:
+            sure = ~belief.uncertain & ~cocked
+            camera.observe(looks_agreeing(face_ll[sure], best[sure]))
         return dets.with_faces(
             kind=KIND_OF_FACE[best], value=VALUE_OF_FACE[best],
             confidence=(conf * dets.confidence).astype(np.float32), colour=colours, cocked=cocked,
@@ -293,6 +314,26 @@ class Reader:
 
     def read(self, frame: np.ndarray) -> Detections:
         return self.read_faces(frame, *self._found(frame))
+
+    def __call__(self, frame: np.ndarray) -> list[DieReading]:
+        return self.read(frame).to_readings()
+
+    def watching(self) -> "Watching":
+        """This reader as the live pipeline runs it: frames of one camera, whose sure reads teach it where that
+        camera shows up faces (vision/camera.py). Photos read otherwise (`read`, uploads) neither teach it nor
+        use it."""
+        return Watching(self, CameraSense())
+
+
+@dataclass(frozen=True)
+class Watching:
+    """A reader reading one camera's frames (`Reader.watching`): frame -> readings, as `Reader` is."""
+
+    reader: Reader
+    camera: CameraSense
+
+    def read(self, frame: np.ndarray) -> Detections:
+        return self.reader.read_faces(frame, *self.reader._found(frame), camera=self.camera)
 
     def __call__(self, frame: np.ndarray) -> list[DieReading]:
         return self.read(frame).to_readings()

@@ -18,7 +18,8 @@ from dicecam.datasets.scene import render_image
 from dicecam.vision.backends import installed
 from dicecam.vision.belief import both_views, decide, readings
 from dicecam.vision.crops import FACE_CLASSES, KINDS
-from dicecam.vision.memory import LOOKS, DiceMemory, Example
+from dicecam.vision.camera import LOOKS
+from dicecam.vision.memory import DiceMemory, Example
 from dicecam.vision.read import Reader
 from dicecam.vision.teach import check_can_learn, teach_truth
 

@@ -15,7 +15,9 @@ Those runs come from several cameras, and one memory learns them all; a table ha
 are named `<camera>-<value>` (lurig-d20-values: four cameras), each camera is also a table of its own ("one
 camera"): 3 photos of each of `runs` of its runs are taught into a memory of its own, and its other runs are
 read before and after; the figures are pooled over the cameras. Its faces read are not the faces taught: what
-carries is what the memory learns of the camera (`DiceMemory.look_bias`) and of the dice.
+carries is what the memory learns of the camera (`DiceMemory.look_bias`) and of the dice. "watching" is the live
+pipeline's way, with nothing taught: the same 2 runs are read first with no labels (`Reader.watching`, whose sure
+reads teach it the camera: vision/camera.py), then the camera's other runs.
 
 On renders (`bench_teach_renders`): the real sets cannot say which physical die a photo shows, but the
 issue's measure is one die taught and then read in its other rolls. So each die is rendered rolling on
@@ -23,7 +25,9 @@ its own table (`datasets.scene.one_die_rolls`: its look, camera, light and surfa
 roll), the first `per_face` rolls showing each face are taught, all into one memory (a table of mixed
 dice), and every other roll is read before and after. Each die also has a table of its own (its memory taught
 only its own rolls, "after_own_table"): a table has one camera, and what the memory learns of it
-(`DiceMemory.look_bias`) holds for that camera alone. Figures are reported, never asserted.
+(`DiceMemory.look_bias`) holds for that camera alone. And each die is watched as the live pipeline would, with
+nothing taught ("watching"): its taught rolls read first with no labels, then its other rolls (`Reader.watching`,
+vision/camera.py). Figures are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from dicecam.mechanics.dice import FACES, DieType
@@ -123,7 +128,7 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
     if not cameras or any(_camera(i) is None for i in items):
         return None
     rng = random.Random(seed)
-    totals = {"before": [0.0, 0, 0.0, 0], "after": [0.0, 0, 0.0, 0]}  # right, dice, sure wrong, sure dice
+    totals = {when: [0.0, 0, 0.0, 0] for when in ("before", "after", "watching")}  # right, dice, sure wrong, sure
     taught_photos = examples = 0
     for camera in cameras:
         mine = [i for i in items if _camera(i) == camera]
@@ -134,14 +139,19 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
             continue
         chosen = set(rng.sample(sorted(frames), runs))
         taught = [i for run in sorted(chosen) for i in rng.sample(frames[run], min(per_face, len(frames[run])))]
+        taught_runs = [i for run in sorted(chosen) for i in frames[run]]
         paths = {str(i.path) for i in mine if i.meta["sequence"] not in chosen}
         keep = lambda item: str(item.path) in paths  # noqa: E731
         memory = DiceMemory(reader.model_id, reader.crop_size)
         examples += _taught_into(reader, memory, taught)
         taught_photos += len(taught)
-        for when, used in (("before", None), ("after", memory)):
+        reader.use_memory(None)
+        watching = reader.watching()
+        for i in taught_runs:
+            watching(cv2.imread(str(i.path)))  # unlabelled: only the reader's own sure reads teach it
+        for when, used, read in (("before", None, reader), ("after", memory, reader), ("watching", None, watching)):
             reader.use_memory(used)
-            got = evaluate(folder, reader, keep=keep).to_json()
+            got = evaluate(folder, read, keep=keep).to_json()
             t = totals[when]
             t[0] += got["dice_read_right"] * got["dice"]
             t[1] += got["dice"]
@@ -221,7 +231,8 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
     check_can_learn(reader)
     memory = DiceMemory(reader.model_id, reader.crop_size)
     own: dict[str, DiceMemory] = defaultdict(lambda: DiceMemory(reader.model_id, reader.crop_size))
-    kept, scored, teach_s = reader.memory, {"before": [], "after": [], "after_own_table": []}, 0.0
+    watching = defaultdict(reader.watching)  # each die's camera, learnt from its own reads alone
+    kept, scored, teach_s = reader.memory, {"before": [], "after": [], "after_own_table": [], "watching": []}, 0.0
     read_kinds, taught_kinds = [], []
     with Renderer() as gl:
         reader.use_memory(None)
@@ -232,6 +243,7 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
                 read_kinds.append(kind)
                 continue
             taught_kinds.append(kind)
+            watching[name].read(img)
             t0 = time.perf_counter()
             examples = examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name)
             for e in examples:
@@ -243,9 +255,10 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
                                 numerals=e.numerals, network=e.network, looks=e.looks)
         for _, name, img, truth, taught in _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed):
             if not taught:
-                for when, used in (("after", memory), ("after_own_table", own[name])):
+                for when, used, read in (("after", memory, reader), ("after_own_table", own[name], reader),
+                                         ("watching", None, watching[name])):
                     reader.use_memory(used)
-                    scored[when].append(_read_right(reader, img, truth))
+                    scored[when].append(_read_right(read, img, truth))
     reader.use_memory(kept)
     read_kinds, taught_kinds = np.array(read_kinds), np.array(taught_kinds)
     rows = []

@@ -99,7 +99,7 @@ def build_live(source_spec: str, system: str, options: dict, notices: list[str],
         note = "Showing the demo clip (started with --source demo)."
         notices.append(note)
     try:
-        pipeline = Pipeline(source, reader, system, options)
+        pipeline = Pipeline(source, reader.watching(), system, options)
     except Exception as e:
         notices.append(f"The live pipeline could not start: {e}")
         say(f"dicecam serve: the live pipeline could not start ({e})")

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from dicecam.vision.teach import attach
 
     attach(reader, args.memory, None, lambda m: print(f"dicecam watch: {m}", file=sys.stderr, flush=True))
-    pipeline = Pipeline(source, reader, args.system, options, settings)
+    pipeline = Pipeline(source, reader.watching(), args.system, options, settings)
     as_json = args.jsonl or args.json
     rolls = [0]
     camera = {"last": None}

@@ -396,16 +396,16 @@ def test_a_second_correction_of_the_same_roll_teaches_from_the_original_frame(pa
 
 def test_the_memory_says_when_its_taught_numeral_dice_have_taught_it_the_camera(parts):
     from dicecam.vision.crops import FACE_INDEX
-    from dicecam.vision.memory import LOOK_MIN, LOOKS
+    from dicecam.vision.camera import LOOKS, TAUGHT_LEAST
 
     client, app, reader = parts
     state = client.get("/api/memory").json()
     assert (state["camera_dice"], state["camera_learnt"]) == (0, False)
     memory = app.state.memory.memory
-    for i in range(LOOK_MIN):  # d20s whose centre looks read their faces and the finder's look a neighbour
+    for i in range(TAUGHT_LEAST):  # d20s whose centre looks read their faces and the finder's look a neighbour
         looks = np.full((LOOKS, len(FACE_CLASSES)), -25.0, np.float32)
         looks[:2, FACE_INDEX[("d20", 3 + i)]] = looks[2, FACE_INDEX[("d20", 4 + i)]] = -0.2
         crop = np.random.default_rng(i).integers(0, 255, (memory.crop_size, memory.crop_size, 3), np.uint8)
         assert memory.teach(crop, reader.embed(crop[None])[0], "d20", 3 + i, looks=looks).learnt
     state = client.get("/api/memory").json()
-    assert (state["camera_dice"], state["camera_learnt"]) == (LOOK_MIN, True)
+    assert (state["camera_dice"], state["camera_learnt"]) == (TAUGHT_LEAST, True)

@@ -153,16 +153,16 @@ def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, b
 
 def test_the_page_says_when_the_taught_numeral_dice_taught_the_table_its_camera(live, page):
     from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX
-    from dicecam.vision.memory import LOOK_MIN, LOOKS
+    from dicecam.vision.camera import LOOKS, TAUGHT_LEAST
 
     memory = live.app.state.memory.memory
     reader = live.app.state.memory.reader
-    for i in range(LOOK_MIN):  # d20s whose centre looks read their faces and the finder's look a neighbour
+    for i in range(TAUGHT_LEAST):  # d20s whose centre looks read their faces and the finder's look a neighbour
         looks = np.full((LOOKS, len(FACE_CLASSES)), -25.0, np.float32)
         looks[:2, FACE_INDEX[("d20", 3 + i)]] = looks[2, FACE_INDEX[("d20", 4 + i)]] = -0.2
         crop = np.random.default_rng(i).integers(0, 255, (memory.crop_size, memory.crop_size, 3), np.uint8)
         assert memory.teach(crop, reader.embed(crop[None])[0], "d20", 3 + i, looks=looks, die=f"d20 no. {i}").learnt
     page.goto(live.url + "/")
     page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows')")
-    assert f"Its {LOOK_MIN} taught numeral dice also taught it where this camera shows" in \
+    assert f"Its {TAUGHT_LEAST} taught numeral dice also taught it where this camera shows" in \
         page.locator("#memory-status").inner_text()

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.memory import (CLOSE_SIM, CONTRADICTION_SIM, LOOK_GAP, LOOK_MIN, LOOKS, SAME_VIEW_SIM, DiceMemory,
-                                   Example, TeachError, _vote)
+from dicecam.vision.camera import LOOKS, TAUGHT_LEAST
+from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError, _vote
 from dicecam.vision.read import Reader
-from fake_models import counting_numerals
+from fake_models import counting_numerals, d20_reader
 
 S = 16  # crop size of the fake reader
 D = 32  # feature size
@@ -611,7 +611,8 @@ def test_the_rendered_dice_bench_teaches_each_die_three_rolls_a_face_and_reads_i
     assert every["taught_rolls"] == d6["taught_rolls"] + d8["taught_rolls"]
     assert 0.9 * every["taught_rolls"] <= every["examples"] <= every["taught_rolls"], "what was taught is learnt"
     assert every["read_rolls"] == d6["read_rolls"] + d8["read_rolls"]
-    assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after", "after_own_table")), "each die its own table too"
+    assert all(0 <= r[k] <= 1 for r in rows for k in ("before", "after", "after_own_table", "watching")), \
+        "each die its own table too, and watched with nothing taught"
 
 
 def test_dice_that_share_voters_are_voted_as_each_would_be_alone():
@@ -669,9 +670,9 @@ def _camera_taught(m: DiceMemory, n: int, third_look_reads_a_neighbour: bool = T
 
 def test_the_taught_dice_teach_the_table_which_look_misses_its_up_faces_once_enough_are_taught():
     m = _memory()
-    _camera_taught(m, LOOK_MIN - 1)
+    _camera_taught(m, TAUGHT_LEAST - 1)
     assert not m.look_bias().any(), "too few taught dice say nothing of the camera"
-    _camera_taught(m, 1, first=LOOK_MIN - 1)
+    _camera_taught(m, 1, first=TAUGHT_LEAST - 1)
     bias = m.look_bias()
     assert bias[0] == bias[1] == 0 and bias[2] < 0, "the look that read a neighbour is disfavoured, the others kept"
 
@@ -679,7 +680,7 @@ def test_the_taught_dice_teach_the_table_which_look_misses_its_up_faces_once_eno
 def test_a_look_about_as_good_as_the_best_one_is_left_alone():
     m = _memory()
     _camera_taught(m, 4, third_look_reads_a_neighbour=False)
-    _camera_taught(m, 1, first=4)  # one of five misread by the finder's look: within LOOK_GAP of the best
+    _camera_taught(m, 1, first=4)  # one of five misread by the finder's look: within the camera's LOOK_GAP of the best
     assert not m.look_bias().any()
 
 
@@ -691,7 +692,7 @@ def test_dice_taught_without_their_looks_read_pips_or_from_an_older_file_teach_n
     for i in range(6):
         m.teach(_crop(i), _feature(200 + i), "d6", 1 + i % 6)  # pips: no look read them
     assert np.isnan(m.looks).all() and not m.look_bias().any()
-    _camera_taught(m, LOOK_MIN)
+    _camera_taught(m, TAUGHT_LEAST)
     meta = {"format": 3, "model_id": "model-a", "crop_size": S, "examples": [e.__dict__ for e in m.examples]}
     buf = io.BytesIO()
     np.savez_compressed(buf, features=m.features, crops=m.crops, numerals=m.numerals, network=m.network,
@@ -702,7 +703,7 @@ def test_dice_taught_without_their_looks_read_pips_or_from_an_older_file_teach_n
 
 def test_the_camera_learnt_survives_a_restart_export_and_import_and_goes_with_the_dice_forgotten(tmp_path):
     m = _memory(tmp_path / "memory.npz")
-    _camera_taught(m, LOOK_MIN + 2)
+    _camera_taught(m, TAUGHT_LEAST + 2)
     m.save()
     again = DiceMemory.open(tmp_path / "memory.npz", S, "model-a")
     np.testing.assert_array_equal(again.look_bias(), m.look_bias())
@@ -718,46 +719,25 @@ def test_look_scores_of_the_wrong_shape_are_refused_with_the_reason():
         _memory().teach(_crop(0), _feature(1), "d20", 3, looks=np.zeros((LOOKS, 5), np.float32))
 
 
-def _d20_reader(scores_of):
-    """A reader that finds one d20 the face network cannot read, whose looks score its faces as
-    `scores_of(frame)` says ((LOOKS, F))."""
-    from dicecam.vision.numerals import NumeralEvidence
-
-    def detector(x):
-        cols = [[130.0, 130.0, 60.0, 60.0, 0, 0, 0, 0, 0, 0, 0.95]]
-        return [np.array(cols, np.float32).T[None]]
-
-    def faces(crops):
-        n = len(crops)
-        feats = crops[:, :, 4:12, 4:12].reshape(n, -1) - 128.0
-        return [np.zeros((n, len(FACE_CLASSES)), np.float32), np.zeros((n, 1), np.float32),
-                np.full((n, 1), -5.0, np.float32), feats]
-
-    reader = Reader(detector, faces, crop_size=S, model_id="fake")
-    reader.numerals = lambda frame, boxes, looks: NumeralEvidence(  # noqa: E731
-        np.repeat(scores_of(frame)[None], len(boxes), 0), np.zeros(len(boxes)))
-    return reader
-
-
 def test_a_table_whose_taught_dice_the_finders_look_misread_reads_its_next_d20_by_the_other_looks():
     # Other dice taught at this table: the centre looks read their faces, the finder's look a neighbour (a
     # camera whose tilt the finder misjudges). Then a d20 whose neighbour 13 the finder's look reads more
     # clearly than the centre reads its 7.
-    taught = {30 + i: (3 + 2 * i, 3 + 2 * i, 4 + 2 * i) for i in range(LOOK_MIN)}
+    taught = {30 + i: (3 + 2 * i, 3 + 2 * i, 4 + 2 * i) for i in range(TAUGHT_LEAST)}
     rolled = _look_scores((7, 7, 13))
     rolled[2, FACE_INDEX[("d20", 13)]] = -0.05
     frames = {seed: _frame(seed) for seed in (1, *taught)}
     def scores_of(frame):
         seed = next(s for s, f in frames.items() if f is frame)
         return rolled if seed == 1 else _look_scores(taught[seed])
-    reader = _d20_reader(scores_of)
+    reader = d20_reader(scores_of, S)
     assert [(d.type.value, d.value) for d in reader(frames[1])] == [("d20", 13)], "the case is built"
     memory = DiceMemory(reader.model_id, S)
     for seed, (value, _, _) in taught.items():
         seen = reader.learnable(frames[seed], reader.detect(frames[seed]).xyxy, ["d20"])
         assert memory.teach(seen.crops[0], seen.features[0], "d20", value, numerals=seen.scores(0),
                             looks=seen.look_scores(0)).learnt
-    assert list(memory.looks[:, 2]) == [0.0] * LOOK_MIN and memory.look_bias()[2] < 0
+    assert list(memory.looks[:, 2]) == [0.0] * TAUGHT_LEAST and memory.look_bias()[2] < 0
     reader.use_memory(memory)
     assert [(d.type.value, d.value) for d in reader(frames[1])] == [("d20", 7)]
 
@@ -782,5 +762,6 @@ def test_where_runs_name_their_camera_the_bench_also_teaches_each_camera_as_a_ta
     assert (row["protocol"], row["cameras"], row["taught_photos"]) == ("one camera", 2, 12)
     assert row["read_dice"] == 4 * (2 + 1), "each camera's runs not taught are read, and only those"
     assert row["after"] == row["before"], "the faces read were never taught: the memory makes none of them up"
+    assert 0 <= row["watching"] <= 1, "and each camera watched with nothing taught"
     (tmp_path / "truth.jsonl").write_text("\n".join(l.replace('"d6_top-', '"d6_top_') for l in lines) + "\n")
     assert bench_teach_cameras(_reader(), tmp_path) is None, "a set where some run names no camera has no such protocol"
