@@ -166,3 +166,5 @@ def test_the_page_says_when_the_taught_numeral_dice_taught_the_table_its_camera(
     page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows')")
     assert f"Its {TAUGHT_LEAST} taught numeral dice also taught it where this camera shows" in \
         page.locator("#memory-status").inner_text()
+    page.locator("#memory-status").scroll_into_view_if_needed()
+    shot(page, "teach-camera.png")
