@@ -53,6 +53,8 @@ class MemoryState(BaseModel):
     examples: int = 0
     dice: list[KnownDie] = Field(default_factory=list)
     camera_dice: int = Field(default=0, title="Taught numeral dice that said where this table's camera shows up faces")
+    camera_seen: int = Field(default=0, title="Numeral dice the live camera read without a doubt flag that said so too",
+                             description="The last 200 at most; 0 without a live camera")
     camera_learnt: bool = Field(default=False, title="Whether they taught the reader to avoid a look that missed them")
 
 
@@ -107,9 +109,10 @@ class TableMemory:
     def state(self) -> MemoryState:
         if self.memory is None:
             return MemoryState(available=False, reason=self.reason)
-        camera_dice, camera_learnt = self.memory.camera()
+        live = getattr(self.reader, "live_camera", None)
         return MemoryState(available=True, examples=len(self.memory), dice=[KnownDie(**d) for d in self.memory.dice()],
-                           camera_dice=camera_dice, camera_learnt=camera_learnt)
+                           camera_dice=self.memory.taught_looks()[1], camera_seen=live.counts()[1] if live else 0,
+                           camera_learnt=bool(self.reader.camera_bias(live).any()))
 
     def _need(self) -> DiceMemory:
         if self.memory is None:

@@ -471,10 +471,6 @@ class DiceMemory:
         right, count = self.taught_looks()
         return look_preference(right, count) if count >= TAUGHT_LEAST else np.zeros(LOOKS, np.float32)
 
-    def camera(self) -> tuple[int, bool]:
-        """(how many taught dice said which of the reader's looks read them, whether any look is disfavoured)."""
-        with self.lock:
-            return self.taught_looks()[1], bool(self.look_bias().any())
 
     def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[int, np.ndarray, np.ndarray]:
         """`_glyphs` pooled over every taught die of `kind` taught as `colour` or with no colour (kept until

@@ -93,6 +93,7 @@ class Reader:
         self.min_score = min_score
         self.backend = backend
         self.crop_size = crop_size
+        self.live_camera: CameraSense | None = None  # what the live pipeline's reads taught of its camera (watching)
 
     @classmethod
     def load(cls, folder: Path | None = None, backend: str = "auto", threads: int | None = None,
@@ -321,8 +322,9 @@ class Reader:
     def watching(self) -> "Watching":
         """This reader as the live pipeline runs it: frames of one camera, whose sure reads teach it where that
         camera shows up faces (vision/camera.py). Photos read otherwise (`read`, uploads) neither teach it nor
-        use it."""
-        return Watching(self, CameraSense())
+        use it. The latest one is `live_camera`, for a page to tell what it has learnt."""
+        self.live_camera = CameraSense()
+        return Watching(self, self.live_camera)
 
 
 @dataclass(frozen=True)

@@ -400,7 +400,7 @@ def test_the_memory_says_when_its_taught_numeral_dice_have_taught_it_the_camera(
 
     client, app, reader = parts
     state = client.get("/api/memory").json()
-    assert (state["camera_dice"], state["camera_learnt"]) == (0, False)
+    assert (state["camera_dice"], state["camera_seen"], state["camera_learnt"]) == (0, 0, False)
     memory = app.state.memory.memory
     for i in range(TAUGHT_LEAST):  # d20s whose centre looks read their faces and the finder's look a neighbour
         looks = np.full((LOOKS, len(FACE_CLASSES)), -25.0, np.float32)
@@ -408,4 +408,17 @@ def test_the_memory_says_when_its_taught_numeral_dice_have_taught_it_the_camera(
         crop = np.random.default_rng(i).integers(0, 255, (memory.crop_size, memory.crop_size, 3), np.uint8)
         assert memory.teach(crop, reader.embed(crop[None])[0], "d20", 3 + i, looks=looks).learnt
     state = client.get("/api/memory").json()
-    assert (state["camera_dice"], state["camera_learnt"]) == (TAUGHT_LEAST, True)
+    assert (state["camera_dice"], state["camera_seen"], state["camera_learnt"]) == (TAUGHT_LEAST, 0, True)
+
+
+def test_the_memory_says_when_the_live_camera_has_learnt_from_its_own_sure_reads(parts):
+    from dicecam.vision.camera import SEEN_LEAST
+
+    client, app, reader = parts
+    watching = reader.watching()  # as dicecam serve starts its pipeline
+    watching.camera.observe(np.array([[1, 1, 0]] * (SEEN_LEAST - 1), np.float32))
+    state = client.get("/api/memory").json()
+    assert (state["camera_dice"], state["camera_seen"], state["camera_learnt"]) == (0, SEEN_LEAST - 1, False)
+    watching.camera.observe(np.array([[1, 1, 0]], np.float32))
+    state = client.get("/api/memory").json()
+    assert (state["camera_seen"], state["camera_learnt"]) == (SEEN_LEAST, True)

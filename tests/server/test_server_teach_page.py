@@ -151,7 +151,7 @@ def test_the_teach_flow_in_the_dark_scheme_passes_the_accessibility_scan(live, b
     ctx.close()
 
 
-def test_the_page_says_when_the_taught_numeral_dice_taught_the_table_its_camera(live, page):
+def test_the_page_says_when_the_taught_dice_and_the_live_camera_taught_the_table_its_camera(live, page):
     from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX
     from dicecam.vision.camera import LOOKS, TAUGHT_LEAST
 
@@ -164,7 +164,11 @@ def test_the_page_says_when_the_taught_numeral_dice_taught_the_table_its_camera(
         assert memory.teach(crop, reader.embed(crop[None])[0], "d20", 3 + i, looks=looks, die=f"d20 no. {i}").learnt
     page.goto(live.url + "/")
     page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows')")
-    assert f"Its {TAUGHT_LEAST} taught numeral dice also taught it where this camera shows" in \
+    assert f"It has learnt where this camera shows a die's up face, from {TAUGHT_LEAST} taught numeral dice." in \
         page.locator("#memory-status").inner_text()
+    reader.watching().camera.observe(np.array([[1, 1, 0]] * 20, np.float32))  # the live camera's own sure reads
+    page.reload()
+    page.wait_for_function("document.getElementById('memory-status').textContent.includes('read surely')")
+    assert f"from {TAUGHT_LEAST} taught numeral dice and 20 dice it read surely." in page.locator("#memory-status").inner_text()
     page.locator("#memory-status").scroll_into_view_if_needed()
     shot(page, "teach-camera.png")

@@ -34,7 +34,9 @@
       ? `This table knows ${m.dice.length} ${m.dice.length === 1 ? "die" : "dice"} (${known ? `${known} with every face` : "none with every face yet"}), from ${m.examples} confirmed ${m.examples === 1 ? "photo" : "photos"}.`
       : "This table knows none of your dice yet. Teach one below, or correct a misread roll.";
     if (m.camera_learnt) {
-      $("memory-status").textContent += ` Its ${m.camera_dice} taught numeral dice also taught it where this camera shows a die's up face.`;
+      const from = [m.camera_dice && `${m.camera_dice} taught numeral ${m.camera_dice === 1 ? "die" : "dice"}`,
+                    m.camera_seen && `${m.camera_seen} ${m.camera_seen === 1 ? "die" : "dice"} it read surely`].filter(Boolean);
+      $("memory-status").textContent += ` It has learnt where this camera shows a die's up face, from ${from.join(" and ")}.`;
     }
     for (const d of m.dice) {
       const faces = Object.keys(d.faces).length, all = faces + d.missing.length;
