@@ -29,7 +29,7 @@ from collections import deque
 import numpy as np
 
 from .belief import UNREAD
-from .crops import FACE_CLASSES, KIND_OF_FACE
+from .crops import FACE_CLASSES, KIND_COLUMNS, KIND_OF_FACE
 
 LOOKS = 3  # the reader's looks per die (vision/numerals.finder_looks, FALLBACK)
 # A look is disfavoured when its share of dice read right, smoothed as (k + 1/2) / (n + 1), is more than LOOK_GAP
@@ -40,8 +40,6 @@ LOOK_WEIGHT = 0.5
 TAUGHT_LEAST = 4  # taught numeral dice before they say anything of the camera
 SEEN_LEAST = 20  # or dice the live pipeline read without a doubt flag
 SEEN_WINDOW = 200  # the live pipeline's most recent such dice (each read a few frames): a camera moved is relearnt
-
-_KIND_COLUMNS = [np.flatnonzero(KIND_OF_FACE == k) for k in range(int(KIND_OF_FACE.max()) + 1)]
 
 
 def look_preference(right: np.ndarray, count: int) -> np.ndarray:
@@ -56,6 +54,17 @@ def look_preference(right: np.ndarray, count: int) -> np.ndarray:
     return bias
 
 
+def camera_preference(taught: tuple[np.ndarray, int] | None = None,
+                      seen: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+    """(LOOKS,) the camera's preference (`look_preference`) from the taught dice's and the live pipeline's sure
+    reads' (per look right, count), pooled; zero until either has its least (TAUGHT_LEAST, SEEN_LEAST)."""
+    right, count, enough = np.zeros(LOOKS), 0, False
+    for counted, least in ((taught, TAUGHT_LEAST), (seen, SEEN_LEAST)):
+        if counted is not None:
+            right, count, enough = right + counted[0], count + counted[1], enough or counted[1] >= least
+    return look_preference(right, count) if enough else np.zeros(LOOKS, np.float32)
+
+
 def looks_agreeing(face_ll: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """(N, LOOKS) per die and look: 1 where the look's own best face of the die's kind is `faces[i]` (a face class),
     0 where another, NaN where the look read nothing. `face_ll`: (N, G, F) the looks' face scores."""
@@ -64,7 +73,7 @@ def looks_agreeing(face_ll: np.ndarray, faces: np.ndarray) -> np.ndarray:
     if face_ll.ndim != 3 or face_ll.shape[2] != len(FACE_CLASSES):
         raise ValueError(f"look scores must be (dice, looks, {len(FACE_CLASSES)}), got {face_ll.shape}")
     for i, face in enumerate(np.asarray(faces, np.int64)):
-        cols = _KIND_COLUMNS[int(KIND_OF_FACE[face])]
+        cols = KIND_COLUMNS[int(KIND_OF_FACE[face])]
         for g, row in enumerate(face_ll[i, :LOOKS][:, cols]):
             if np.isfinite(row).all() and row.max() > UNREAD:
                 out[i, g] = float(cols[int(row.argmax())] == face)

@@ -34,6 +34,8 @@ FACE_CLASSES: tuple[tuple[str, int], ...] = tuple((k, v) for k in KINDS for v in
 FACE_INDEX: dict[tuple[str, int], int] = {kv: i for i, kv in enumerate(FACE_CLASSES)}
 # Per face class: the index of its kind in KINDS, and its value (made once; read on every frame).
 KIND_OF_FACE = np.array([KINDS.index(k) for k, _ in FACE_CLASSES], np.int64)
+# Per kind (index into KINDS), its faces' columns in FACE_CLASSES.
+KIND_COLUMNS = [np.flatnonzero(KIND_OF_FACE == k) for k in range(len(KINDS))]
 VALUE_OF_FACE = np.array([v for _, v in FACE_CLASSES], np.int64)
 
 

@@ -183,6 +183,10 @@ class Report:
     extra: int = 0  # readings that match no labelled die (on a photo of one die, all but the surest)
     fit: list[float] = field(default_factory=list)  # box overlap of each matched die whose label has a box
 
+    def total(self, what: str) -> int:
+        """A KindScore count summed over the kinds ("right", "valued", "sure", "sure_wrong"...)."""
+        return sum(getattr(s, what) for s in self.kinds.values())
+
     def to_json(self) -> dict:
         per_kind = {}
         for k, s in self.kinds.items():
@@ -196,7 +200,7 @@ class Report:
                 "sure": s.sure, "sure_wrong": _ratio(s.sure_wrong, s.sure),
                 "sure_wrong_up_to": wrong_up_to(s.sure_wrong, s.sure),
             }
-        total = lambda f: sum(getattr(s, f) for s in self.kinds.values())  # noqa: E731
+        total = self.total
         return {
             "images": self.images, "unreadable": self.failed, "images_exact": _ratio(self.exact, self.images),
             "dice": total("truth"), "dice_read_right": _ratio(total("right"), total("valued")),

@@ -50,8 +50,8 @@ import numpy as np
 from dicecam.mechanics.dice import DieType, FACES
 from dicecam.mechanics.errors import DicecamError
 
-from .camera import LOOKS, TAUGHT_LEAST, look_preference, looks_agreeing
-from .crops import FACE_CLASSES, FACE_INDEX, KIND_OF_FACE
+from .camera import LOOKS, looks_agreeing
+from .crops import FACE_CLASSES, FACE_INDEX, KIND_COLUMNS, KIND_OF_FACE
 
 MEMORY_FILE = "memory.npz"
 # 2 added the recogniser's face scores per example, 3 the face network's face probabilities, 4 which of the
@@ -132,12 +132,10 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
-# Per kind (index into KINDS), its faces' columns in FACE_CLASSES; and the same as one table, each row
-# padded with -1 to the kind with most faces (so every die's glyph has one width: zeros add nothing to an
-# overlap).
-_KIND_COLUMNS = [np.flatnonzero(KIND_OF_FACE == k) for k in range(int(KIND_OF_FACE.max()) + 1)]
-_WIDEST = max(len(c) for c in _KIND_COLUMNS)
-_PADDED_COLUMNS = np.array([np.pad(c, (0, _WIDEST - len(c)), constant_values=-1) for c in _KIND_COLUMNS])
+# Per kind, its faces' columns in FACE_CLASSES as one table, each row padded with -1 to the kind with most faces
+# (so every die's glyph has one width: zeros add nothing to an overlap).
+_WIDEST = max(len(c) for c in KIND_COLUMNS)
+_PADDED_COLUMNS = np.array([np.pad(c, (0, _WIDEST - len(c)), constant_values=-1) for c in KIND_COLUMNS])
 
 
 def _glyph(scores: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
@@ -464,14 +462,6 @@ class DiceMemory:
                 self._taught_looks = (self.looks[known].sum(0), int(known.sum()))
             return self._taught_looks
 
-    def look_bias(self) -> np.ndarray:
-        """(LOOKS,) what the taught dice alone say of this table's camera (vision/camera.look_preference): zero
-        for the looks that read them about as well as the best one did, negative for those that clearly did
-        not; zero throughout until TAUGHT_LEAST numeral dice are taught."""
-        right, count = self.taught_looks()
-        return look_preference(right, count) if count >= TAUGHT_LEAST else np.zeros(LOOKS, np.float32)
-
-
     def _kind_glyphs(self, kind: int, colour: str | None) -> tuple[int, np.ndarray, np.ndarray]:
         """`_glyphs` pooled over every taught die of `kind` taught as `colour` or with no colour (kept until
         the examples change; the caller holds the lock)."""
@@ -492,7 +482,7 @@ class DiceMemory:
             dice = self._taught_dice()
             out, network = [], []
             for d, kind in enumerate(dice.kind):
-                cols = _KIND_COLUMNS[int(kind)]
+                cols = KIND_COLUMNS[int(kind)]
                 rows = np.flatnonzero(dice.of_example == d)
                 rows = rows[np.isin(self._face[rows], cols)]
                 kept = rows[np.isfinite(self.numerals[np.ix_(rows, cols)]).all(1)]
@@ -538,7 +528,7 @@ class DiceMemory:
         `force`: the player said the earlier one was wrong, which is then forgotten). `numerals`: the
         recogniser's (F,) face scores on it (Reader.learnable), which teach the die's own adjustment;
         `network`: the face network's (F,) face probabilities on it, likewise; `looks`: the recogniser's (G, F)
-        face scores per look (Reader.learnable), which teach the table's camera (`look_bias`)."""
+        face scores per look (Reader.learnable), which teach the table's camera (`taught_looks`)."""
         try:
             t = DieType(str(kind).lower())
         except ValueError:
@@ -757,10 +747,10 @@ def _looks_read(looks: np.ndarray | None, face: int) -> np.ndarray:
     where the look read nothing or was not measured."""
     if looks is None:
         return np.full(LOOKS, np.nan, np.float32)
-    looks = np.asarray(looks, np.float32)
-    if looks.ndim != 2 or looks.shape[1] != len(FACE_CLASSES):
-        raise TeachError(f"look scores must be (looks, {len(FACE_CLASSES)}), got {looks.shape}")
-    return looks_agreeing(looks[None], np.array([face]))[0]
+    try:
+        return looks_agreeing(np.asarray(looks, np.float32)[None], np.array([face]))[0]
+    except ValueError as e:
+        raise TeachError(str(e)) from None
 
 
 def model_fingerprint(path: Path) -> str:

@@ -21,7 +21,7 @@ from dicecam.mechanics.errors import DicecamError
 
 from .backends import default_backend, open_session
 from .belief import Belief, Doubt, both_views, decide, plainly_pips, readings
-from .camera import LOOKS, SEEN_LEAST, TAUGHT_LEAST, CameraSense, look_preference, looks_agreeing
+from .camera import LOOKS, CameraSense, camera_preference, looks_agreeing
 from .crops import CROP_MARGIN, CROP_SIZE, FACE_CLASSES, KIND_OF_FACE, KINDS, VALUE_OF_FACE, crop_batch
 from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
@@ -224,14 +224,8 @@ class Reader:
     def camera_bias(self, camera: CameraSense | None = None) -> np.ndarray:
         """(LOOKS,) what to add to each look's face scores for the camera being read (vision/camera.py), from
         the table's taught dice and, in the live pipeline, its own sure reads (`camera`), pooled."""
-        right, count, enough = np.zeros(LOOKS), 0, False
-        if self.memory is not None:
-            taught, n = self.memory.taught_looks()
-            right, count, enough = right + taught, count + n, n >= TAUGHT_LEAST
-        if camera is not None:
-            seen, n = camera.counts()
-            right, count, enough = right + seen, count + n, enough or n >= SEEN_LEAST
-        return look_preference(right, count) if enough else np.zeros(LOOKS, np.float32)
+        return camera_preference(None if self.memory is None else self.memory.taught_looks(),
+                                 None if camera is None else camera.counts())
 
     def readings(self, frame: np.ndarray, dets: Detections, view: "Seen | None" = None,
                  camera: CameraSense | None = None):
@@ -256,8 +250,10 @@ class Reader:
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
-        if face_ll is not None and face_ll.shape[1] == LOOKS and (self.memory is not None or camera is not None):
-            face_ll = face_ll + self.camera_bias(camera)[None, :, None]
+        if face_ll is not None and face_ll.shape[1] == LOOKS:
+            looks = self.camera_bias(camera)
+            if looks.any():
+                face_ll = face_ll + looks[None, :, None]
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]

@@ -15,7 +15,7 @@ Those runs come from several cameras, and one memory learns them all; a table ha
 are named `<camera>-<value>` (lurig-d20-values: four cameras), each camera is also a table of its own ("one
 camera"): 3 photos of each of `runs` of its runs are taught into a memory of its own, and its other runs are
 read before and after; the figures are pooled over the cameras. Its faces read are not the faces taught: what
-carries is what the memory learns of the camera (`DiceMemory.look_bias`) and of the dice. "watching" is the live
+carries is what the memory learns of the camera (`DiceMemory.taught_looks`) and of the dice. "watching" is the live
 pipeline's way, with nothing taught: the same 2 runs are read first with no labels (`Reader.watching`, whose sure
 reads teach it the camera: vision/camera.py), then the camera's other runs.
 
@@ -25,7 +25,7 @@ its own table (`datasets.scene.one_die_rolls`: its look, camera, light and surfa
 roll), the first `per_face` rolls showing each face are taught, all into one memory (a table of mixed
 dice), and every other roll is read before and after. Each die also has a table of its own (its memory taught
 only its own rolls, "after_own_table"): a table has one camera, and what the memory learns of it
-(`DiceMemory.look_bias`) holds for that camera alone. And each die is watched as the live pipeline would, with
+(`DiceMemory.taught_looks`) holds for that camera alone. And each die is watched as the live pipeline would, with
 nothing taught ("watching"): its taught rolls read first with no labels, then its other rolls (`Reader.watching`,
 vision/camera.py). Figures are reported, never asserted.
 """
@@ -108,6 +108,13 @@ def _camera(item) -> str | None:
     return re.sub(r"-\d+$", "", run) if isinstance(run, str) and re.search(r"-\d+$", run) else None
 
 
+def _learn(memory: DiceMemory, examples) -> None:
+    """Teach `memory` the examples (`teach.examples_of`) with all they carry."""
+    for e in examples:
+        memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
+                     numerals=e.numerals, network=e.network, looks=e.looks)
+
+
 def _taught_into(reader, memory: DiceMemory, items: list) -> int:
     """Teach `items` into `memory`; how many examples it learnt."""
     for item in items:
@@ -115,9 +122,7 @@ def _taught_into(reader, memory: DiceMemory, items: list) -> int:
             examples = examples_of(reader, item, str(item.path), None)
         except TeachError:
             continue
-        for e in examples:
-            memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, source="bench", numerals=e.numerals,
-                         network=e.network, looks=e.looks)
+        _learn(memory, examples)
     return len(memory)
 
 
@@ -128,7 +133,7 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
     if not cameras or any(_camera(i) is None for i in items):
         return None
     rng = random.Random(seed)
-    totals = {when: [0.0, 0, 0.0, 0] for when in ("before", "after", "watching")}  # right, dice, sure wrong, sure
+    totals = {when: [0, 0, 0, 0] for when in ("before", "after", "watching")}  # right, valued, sure wrong, sure
     taught_photos = examples = 0
     for camera in cameras:
         mine = [i for i in items if _camera(i) == camera]
@@ -151,12 +156,8 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
             watching(cv2.imread(str(i.path)))  # unlabelled: only the reader's own sure reads teach it
         for when, used, read in (("before", None, reader), ("after", memory, reader), ("watching", None, watching)):
             reader.use_memory(used)
-            got = evaluate(folder, read, keep=keep).to_json()
-            t = totals[when]
-            t[0] += got["dice_read_right"] * got["dice"]
-            t[1] += got["dice"]
-            t[2] += (got["sure_wrong"] or 0.0) * (got["sure_dice"] or 0)
-            t[3] += got["sure_dice"] or 0
+            got = evaluate(folder, read, keep=keep)
+            totals[when] = [t + got.total(what) for t, what in zip(totals[when], ("right", "valued", "sure_wrong", "sure"))]
     reader.use_memory(None)
     row = {"bench": "teach-real", "set": folder.name, "per_face": per_face, "protocol": "one camera",
            "cameras": len(cameras), "runs_taught_per_camera": runs, "taught_photos": taught_photos, "examples": examples,
@@ -164,7 +165,7 @@ def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, 
     for when, (right, dice, wrong, sure) in totals.items():
         row[when] = round(right / dice, 4) if dice else None
         row[f"sure_wrong_{when}"] = round(wrong / sure, 4) if sure else None
-        row[f"sure_wrong_{when}_dice"] = round(wrong)
+        row[f"sure_wrong_{when}_dice"] = wrong
     return row
 
 
@@ -246,13 +247,9 @@ def bench_teach_renders(quick: bool = False, *, dice_per_kind: int | None = None
             watching[name].read(img)
             t0 = time.perf_counter()
             examples = examples_of(reader, TruthImage(Path(f"roll-{n}"), [truth], image=img), f"roll-{n}", name)
-            for e in examples:
-                memory.teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
-                             numerals=e.numerals, network=e.network, looks=e.looks)
+            _learn(memory, examples)
             teach_s += time.perf_counter() - t0
-            for e in examples:
-                own[name].teach(e.crop, e.feature, e.kind, e.value, colour=e.colour, die=e.die, source="bench",
-                                numerals=e.numerals, network=e.network, looks=e.looks)
+            _learn(own[name], examples)
         for _, name, img, truth, taught in _rolls(gl, kinds, dice_per_kind, rolls_per_face, per_face, seed):
             if not taught:
                 for when, used, read in (("after", memory, reader), ("after_own_table", own[name], reader),

@@ -84,3 +84,14 @@ def test_the_live_reader_learns_from_its_own_sure_reads_which_look_misses_under_
     assert watching.camera.counts()[1] == 2 * SEEN_LEAST
     assert read(watching, frames[0])[0][:2] == ("d20", 7), "its own reads taught it the finder's look misses here"
     assert read(reader, frames[0])[0][:2] == ("d20", 13), "a photo read otherwise neither teaches nor uses it"
+
+
+def test_taught_dice_and_the_live_reads_are_pooled_once_either_has_its_least():
+    from dicecam.vision.camera import TAUGHT_LEAST, camera_preference
+
+    few = (np.array([1.0, 1.0, 0.0]), 1)
+    assert not camera_preference(few, few).any(), "neither has enough on its own"
+    taught = (np.array([TAUGHT_LEAST, TAUGHT_LEAST, 0.0]), TAUGHT_LEAST)
+    np.testing.assert_array_equal(camera_preference(taught), look_preference(*taught))
+    np.testing.assert_array_equal(camera_preference(taught, few),
+                                  look_preference(taught[0] + few[0], taught[1] + few[1]))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS
-from dicecam.vision.camera import LOOKS, TAUGHT_LEAST
+from dicecam.vision.camera import LOOKS, TAUGHT_LEAST, camera_preference
 from dicecam.vision.memory import CLOSE_SIM, CONTRADICTION_SIM, SAME_VIEW_SIM, DiceMemory, Example, TeachError, _vote
 from dicecam.vision.read import Reader
 from fake_models import counting_numerals, d20_reader
@@ -671,9 +671,9 @@ def _camera_taught(m: DiceMemory, n: int, third_look_reads_a_neighbour: bool = T
 def test_the_taught_dice_teach_the_table_which_look_misses_its_up_faces_once_enough_are_taught():
     m = _memory()
     _camera_taught(m, TAUGHT_LEAST - 1)
-    assert not m.look_bias().any(), "too few taught dice say nothing of the camera"
+    assert not camera_preference(m.taught_looks()).any(), "too few taught dice say nothing of the camera"
     _camera_taught(m, 1, first=TAUGHT_LEAST - 1)
-    bias = m.look_bias()
+    bias = camera_preference(m.taught_looks())
     assert bias[0] == bias[1] == 0 and bias[2] < 0, "the look that read a neighbour is disfavoured, the others kept"
 
 
@@ -681,7 +681,7 @@ def test_a_look_about_as_good_as_the_best_one_is_left_alone():
     m = _memory()
     _camera_taught(m, 4, third_look_reads_a_neighbour=False)
     _camera_taught(m, 1, first=4)  # one of five misread by the finder's look: within the camera's LOOK_GAP of the best
-    assert not m.look_bias().any()
+    assert not camera_preference(m.taught_looks()).any()
 
 
 def test_dice_taught_without_their_looks_read_pips_or_from_an_older_file_teach_nothing_of_the_camera(tmp_path):
@@ -691,14 +691,14 @@ def test_dice_taught_without_their_looks_read_pips_or_from_an_older_file_teach_n
     m = _memory()
     for i in range(6):
         m.teach(_crop(i), _feature(200 + i), "d6", 1 + i % 6)  # pips: no look read them
-    assert np.isnan(m.looks).all() and not m.look_bias().any()
+    assert np.isnan(m.looks).all() and not camera_preference(m.taught_looks()).any()
     _camera_taught(m, TAUGHT_LEAST)
     meta = {"format": 3, "model_id": "model-a", "crop_size": S, "examples": [e.__dict__ for e in m.examples]}
     buf = io.BytesIO()
     np.savez_compressed(buf, features=m.features, crops=m.crops, numerals=m.numerals, network=m.network,
                         meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
     old = DiceMemory.from_bytes(buf.getvalue(), S, "model-a")
-    assert old.dice() == m.dice() and np.isnan(old.looks).all() and not old.look_bias().any()
+    assert old.dice() == m.dice() and np.isnan(old.looks).all() and not camera_preference(old.taught_looks()).any()
 
 
 def test_the_camera_learnt_survives_a_restart_export_and_import_and_goes_with_the_dice_forgotten(tmp_path):
@@ -706,12 +706,12 @@ def test_the_camera_learnt_survives_a_restart_export_and_import_and_goes_with_th
     _camera_taught(m, TAUGHT_LEAST + 2)
     m.save()
     again = DiceMemory.open(tmp_path / "memory.npz", S, "model-a")
-    np.testing.assert_array_equal(again.look_bias(), m.look_bias())
+    np.testing.assert_array_equal(camera_preference(again.taught_looks()), camera_preference(m.taught_looks()))
     other = _memory()
     assert other.merge(again) == (len(m), 0)
-    np.testing.assert_array_equal(other.look_bias(), m.look_bias())
+    np.testing.assert_array_equal(camera_preference(other.taught_looks()), camera_preference(m.taught_looks()))
     other.forget()
-    assert not other.look_bias().any(), "forgetting the dice forgets what they taught of the camera"
+    assert not camera_preference(other.taught_looks()).any(), "forgetting the dice forgets what they taught of the camera"
 
 
 def test_look_scores_of_the_wrong_shape_are_refused_with_the_reason():
@@ -737,7 +737,7 @@ def test_a_table_whose_taught_dice_the_finders_look_misread_reads_its_next_d20_b
         seen = reader.learnable(frames[seed], reader.detect(frames[seed]).xyxy, ["d20"])
         assert memory.teach(seen.crops[0], seen.features[0], "d20", value, numerals=seen.scores(0),
                             looks=seen.look_scores(0)).learnt
-    assert list(memory.looks[:, 2]) == [0.0] * TAUGHT_LEAST and memory.look_bias()[2] < 0
+    assert list(memory.looks[:, 2]) == [0.0] * TAUGHT_LEAST and camera_preference(memory.taught_looks())[2] < 0
     reader.use_memory(memory)
     assert [(d.type.value, d.value) for d in reader(frames[1])] == [("d20", 7)]
 
