@@ -172,3 +172,15 @@ def test_the_page_says_when_the_taught_dice_and_the_live_camera_taught_the_table
     assert f"from {TAUGHT_LEAST} taught numeral dice and 20 dice it read surely." in page.locator("#memory-status").inner_text()
     page.locator("#memory-status").scroll_into_view_if_needed()
     shot(page, "teach-camera.png")
+
+
+def test_the_page_says_it_when_the_live_camera_learns_its_camera_without_a_reload(live, page):
+    reader = live.app.state.memory.reader
+    page.goto(live.url + "/")
+    page.wait_for_function("document.getElementById('memory-status').textContent.includes('knows none')")
+    assert "this camera" not in page.locator("#memory-status").inner_text()
+    reader.watching().camera.observe(np.array([[1, 1, 0]] * 20, np.float32))  # the camera's sure reads so far
+    live.pipeline.emit([RED])  # the next roll it settles on
+    page.wait_for_function("document.getElementById('memory-status').textContent.includes('read surely')")
+    assert "It has learnt where this camera shows a die's up face, from 20 dice it read surely." in \
+        page.locator("#memory-status").inner_text()
