@@ -134,7 +134,7 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     else:
         numeral, legible = numeral_belief(face_ll, kind_prior)
         # Each look's best face over every class. A numeral scores alike as the face of every kind that has it,
-        # and the first such class wins: a look reading "5" names the d4's 5, never the d20's. So the looks
+        # and the first such class wins: a look reading "3" names the d4's 3, never the d20's. So the looks
         # "agree" with a d20's answer only where no kind before it has the numeral (13-19; a d00 has "20"): the
         # measure says whether they agree on a numeral only the answer's kind has. The doubt model was fitted on
         # it as it is. Judged within the answer's kind and refitted, it read lurig-d20's held-out runs better

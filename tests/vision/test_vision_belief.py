@@ -159,7 +159,6 @@ def test_a_die_whose_numerals_were_not_read_is_measured_as_in_a_frame_where_none
     assert FACE_CLASSES[mixed.numeral[0].argmax()] == ("d20", 17), "the read die keeps its numerals"
 
 
-
 def as_the_recogniser_scores(*numerals: int, ll: float = -0.1) -> np.ndarray:
     """Each look reading one numeral, as the recogniser scores it: alike for every kind that has that face."""
     out = np.full((1, len(numerals), F), -25.0)
@@ -177,7 +176,7 @@ def test_the_looks_agree_on_a_numeral_only_the_answers_kind_has_the_measure_the_
     assert measure("looks_agree", r) == 1.0 and measure("centre_agrees", r) == 1.0
     r = readings(prior(d20=1.0), network_saying("d20", 18), as_the_recogniser_scores(18, 17, 17), np.array([120.0]))
     assert measure("looks_agree", r) == pytest.approx(2 / 3) and measure("centre_agrees", r) == 0.0
-    # A "5" is a d4's ... d12's face too, a "20" a d00's: the looks name the first kind's, and do not agree.
+    # A "5" is a d6's ... d12's face too, a "20" a d00's: the looks name the first kind's, and do not agree.
     r = readings(prior(d20=1.0), network_saying("d20", 18), as_the_recogniser_scores(5, 5, 5), np.array([120.0]))
     assert FACE_CLASSES[r.answers[0, 0]] == ("d20", 5)
     assert measure("looks_agree", r) == 0.0 and measure("centre_agrees", r) == 0.0

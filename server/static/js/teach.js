@@ -144,8 +144,6 @@
     } catch (err) { fail(`Not learnt: ${err.message}`); }
   }
 
-  // Learning by itself: each time the camera settles on a roll while a face is asked for, that face is
-  // learnt from the roll's frame, so a player only turns the die and waits. One die must lie there.
   // The live camera learns where it shows up faces from its own sure reads (vision/camera.py): when a roll it
   // settled on changes whether it has, the status says so then, not at the next reload. Only that change is said:
   // the status is read out, and a count that grows with every roll would be read out with every roll.
@@ -158,6 +156,8 @@
     render();
   }
 
+  // Learning by itself: each time the camera settles on a roll while a face is asked for, that face is
+  // learnt from the roll's frame, so a player only turns the die and waits. One die must lie there.
   async function settled(ev) {
     cameraLearning(ev.detail);
     const t = state.teaching, roll = ev.detail;
