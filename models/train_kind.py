@@ -26,7 +26,7 @@ from scipy.optimize import minimize
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.vision.crops import KINDS
-from dicecam.vision.evaluate import held_out, load_truth, matching_detection
+from dicecam.vision.evaluate import held_out, load_truth, matching_detection, read_folders
 from dicecam.vision.read import KIND_HEAD_EPS, Reader, kind_head_inputs
 
 from .folds import FOLDS, grouped, run_of_photo
@@ -116,10 +116,7 @@ def photoreal_folders(photoreal: Path | None) -> list[Path]:
     in chunks, a seed each), in name order."""
     if photoreal is None:
         return []
-    photoreal = Path(photoreal)
-    if (photoreal / "reads.jsonl").is_file():
-        return [photoreal]
-    found = sorted(p for p in photoreal.iterdir() if (p / "reads.jsonl").is_file()) if photoreal.is_dir() else []
+    found = read_folders(photoreal)
     if not found:
         raise DicecamError(f"no photoreal renders (a folder with reads.jsonl, or folders of them) in {photoreal}")
     return found

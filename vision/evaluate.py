@@ -1,11 +1,12 @@
 """`dicecam eval`: score the reader against labelled images.
 
 Truth is either a JSON Lines file of reads (the shared read format, images relative to the
-file or its `images/` folder) or a YOLO folder of d6-pip photos (class k = a die showing k+1
-pips, as the real sets in ../shared/datasets/real are labelled). Predictions match truth one to
-one by box IoU. The real sets are scored as they come: a line marked `"single": true` whose die
-has no box holds exactly one die, matched to the surest reading (the rest count as extra), and
-a die given without a value (a set labelled by kind only) scores its kind, not its value.
+file or its `images/` folder), a folder holding one, a folder of such folders (renders made in
+chunks), or a YOLO folder of d6-pip photos (class k = a die showing k+1 pips, as the real sets in
+../shared/datasets/real are labelled). Predictions match truth one to one by box IoU. The real
+sets are scored as they come: a line marked `"single": true` whose die has no box holds exactly
+one die, matched to the surest reading (the rest count as extra), and a die given without a value
+(a set labelled by kind only) scores its kind, not its value.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -124,14 +126,33 @@ def truth_from_yolo(folder: Path) -> Truth:
         yield TruthImage(img_path, dice, image=img)
 
 
+READ_FILES = ("reads.jsonl", "truth.jsonl")
+
+
+def _read_file(folder: Path) -> Path | None:
+    return next((folder / name for name in READ_FILES if (folder / name).is_file()), None)
+
+
+def read_folders(path: Path) -> list[Path]:
+    """The read-format folders at `path` (a folder holding reads.jsonl or truth.jsonl): the folder itself where it
+    is one, else its subfolders that are, in name order (renders made in chunks, a seed a folder); [] for neither."""
+    path = Path(path)
+    if not path.is_dir():
+        return []
+    if _read_file(path) is not None:
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_dir() and _read_file(p) is not None)
+
+
 def load_truth(path: Path) -> Truth:
+    """The labelled images of a read file, a read-format folder, a folder of them, or a YOLO folder."""
     path = Path(path)
     if path.is_file():
         return truth_from_jsonl(path)
     if path.is_dir():
-        for name in ("reads.jsonl", "truth.jsonl"):
-            if (path / name).is_file():
-                return truth_from_jsonl(path / name)
+        folders = read_folders(path)
+        if folders:
+            return chain.from_iterable(truth_from_jsonl(_read_file(f)) for f in folders)
         return truth_from_yolo(path)
     raise FileNotFoundError(2, "No such file or directory", str(path))
 

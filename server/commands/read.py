@@ -42,7 +42,8 @@ def register(subparsers) -> None:
 
     e = subparsers.add_parser("eval", help="score the reader on labelled images")
     e.add_argument("truth", type=Path, metavar="TRUTH",
-                   help="a reads.jsonl file (or a folder holding one), or a YOLO folder of d6-pip photos")
+                   help="a reads.jsonl file (or a folder holding one, or a folder of such folders), or a YOLO "
+                        "folder of d6-pip photos")
     e.add_argument("--limit", type=int, default=None, help="score at most N images")
     e.add_argument("--held-out", action="store_true",
                    help="score only the part of a shared real set that the training recipe never sees")
@@ -131,6 +132,8 @@ def _eval(args) -> int:
     reader = load_reader(args)
     report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
                       keep=keep)
+    if not report.images and not report.failed:  # an empty folder scores nothing: saying 0 % would mislead
+        raise DicecamError(f"no labelled images to score in {args.truth}" + (" (its held-out part)" if args.held_out else ""))
     out = report.to_json()
     out["truth"] = str(args.truth)
     out["held_out_only"] = bool(args.held_out)

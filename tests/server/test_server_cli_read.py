@@ -124,3 +124,7 @@ def test_eval_of_a_missing_truth_is_one_line_and_a_bad_line_names_its_number(tmp
     bad.write_text('{"image": "x.png"}\n')
     r = dicecam("eval", bad)
     assert r.returncode == 2 and "reads.jsonl:1" in r.stderr
+    (tmp_path / "empty").mkdir()  # no read file, no chunks, no YOLO photos: nothing to score is said, not scored 0 %
+    r = dicecam("eval", tmp_path / "empty")
+    assert r.returncode == 2 and "no labelled images to score" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.evaluate import Report, score_image
+from dicecam.vision.evaluate import Report, load_truth, read_folders, score_image
 
 
 def die(kind, value, box, colour=None):
@@ -59,3 +61,16 @@ def test_the_share_of_sure_dice_wrong_comes_with_how_large_it_may_well_be_on_mor
     assert m["sure_dice"] == 401 and m["sure_wrong"] == round(1 / 401, 4) < m["sure_wrong_up_to"] < 0.01
     assert m["per_kind"]["d20"]["sure_wrong_up_to"] == m["sure_wrong_up_to"]
     assert Report().to_json()["sure_wrong_up_to"] is None and wrong_up_to(0, 0) is None
+
+
+def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_path):
+    """Renders made in chunks, a seed a folder: `dicecam eval` scores them all at once."""
+    for seed, value in (("s2", 5), ("s1", 3)):
+        (tmp_path / "chunks" / seed).mkdir(parents=True)
+        line = {"image": "a.png", "width": 64, "height": 64, "dice": [{"type": "d6", "value": value, "box": [1, 1, 9, 9]}]}
+        (tmp_path / "chunks" / seed / "reads.jsonl").write_text(json.dumps(line) + "\n")
+    (tmp_path / "chunks" / "notes").mkdir()  # a folder that holds no reads is no chunk
+    assert read_folders(tmp_path / "chunks") == [tmp_path / "chunks" / "s1", tmp_path / "chunks" / "s2"]
+    assert read_folders(tmp_path / "chunks" / "s1") == [tmp_path / "chunks" / "s1"]
+    got = [(item.path, item.dice[0].value) for item in load_truth(tmp_path / "chunks")]
+    assert got == [(tmp_path / "chunks" / "s1" / "a.png", 3), (tmp_path / "chunks" / "s2" / "a.png", 5)]
