@@ -87,16 +87,20 @@ class CameraSense:
 
     def __init__(self, window: int = SEEN_WINDOW) -> None:
         self._rows: deque[np.ndarray] = deque(maxlen=window)
+        self._right = np.zeros(LOOKS, np.float32)  # the rows' sum, kept as they come and go: read every frame
         self._lock = threading.Lock()
 
     def observe(self, agree: np.ndarray) -> None:
         """Add the dice of one frame (`looks_agreeing` rows); a die whose looks were not all read adds nothing."""
         rows = [row for row in np.asarray(agree, np.float32).reshape(-1, LOOKS) if np.isfinite(row).all()]
         with self._lock:
-            self._rows.extend(rows)
+            for row in rows:
+                if len(self._rows) == self._rows.maxlen:
+                    self._right -= self._rows[0]
+                self._rows.append(row)
+                self._right += row
 
     def counts(self) -> tuple[np.ndarray, int]:
         """(per look, how many of the dice it read right; how many dice)."""
         with self._lock:
-            rows = np.array(self._rows, np.float32).reshape(-1, LOOKS)
-        return rows.sum(0), len(rows)
+            return self._right.copy(), len(self._rows)

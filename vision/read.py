@@ -251,9 +251,9 @@ class Reader:
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
         if face_ll is not None and face_ll.shape[1] == LOOKS:
-            looks = self.camera_bias(camera)
-            if looks.any():
-                face_ll = face_ll + looks[None, :, None]
+            preference = self.camera_bias(camera)
+            if preference.any():
+                face_ll = face_ll + preference[None, :, None]
         if recall is not None and face_ll is not None and face_ll.shape[1]:
             # The scores nudged towards the faces the taught dice's own glyphs say they show.
             colours = [self.colours[c] if c < len(self.colours) else None for c in out[1].argmax(1)]

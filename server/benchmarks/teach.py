@@ -117,13 +117,14 @@ def _learn(memory: DiceMemory, examples) -> None:
 
 def _taught_into(reader, memory: DiceMemory, items: list) -> int:
     """Teach `items` into `memory`; how many examples it learnt."""
+    before = len(memory)
     for item in items:
         try:
             examples = examples_of(reader, item, str(item.path), None)
         except TeachError:
             continue
         _learn(memory, examples)
-    return len(memory)
+    return len(memory) - before
 
 
 def bench_teach_cameras(reader, folder: Path, per_face: int = 3, runs: int = 2, seed: int = 0) -> dict | None:
