@@ -9,18 +9,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dicecam.mechanics.errors import LimitError
+from dicecam.mechanics.errors import DicecamError, LimitError
 
 
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
     p = subparsers.add_parser("synth", help="render labelled synthetic dice images")
     p.add_argument("--out", required=True, type=Path, help="output folder")
-    p.add_argument("--count", type=int, default=100, help="images (or clips with --clip)")
+    p.add_argument("--count", type=int, default=100, help="images (or clips with --clip; rolls per face with --one-die)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--kinds", default=None, help="comma-separated die kinds, e.g. d4,d20 (default: all)")
-    p.add_argument("--format", dest="fmt", default="yolo", help="yolo | crops | jsonl")
+    p.add_argument("--format", dest="fmt", default=None, help="yolo | crops | jsonl (default yolo; --one-die: jsonl)")
     p.add_argument("--clip", action="store_true", help="render short roll clips instead of stills")
+    p.add_argument("--one-die", action="store_true",
+                   help="each kind's one die rolled --count times per face on a table of its own, a folder per die "
+                        "(OUT/KIND-SEED, read format): what `dicecam bench --teach-real OUT` measures teaching on")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
     p.add_argument("--workers", type=int, default=1, help="parallel render processes")
@@ -55,10 +58,28 @@ def _synth(args) -> int:
 
     if not 1 <= args.workers <= 16:
         raise LimitError(f"--workers must be 1-16, got {args.workers}")
-    s = generate(args.out, args.count, args.seed, args.kinds, args.fmt, clip=args.clip, progress=not args.quiet,
+    if args.one_die:
+        return _one_die(args)
+    s = generate(args.out, args.count, args.seed, args.kinds, args.fmt or "yolo", clip=args.clip, progress=not args.quiet,
                  width=args.width, height=args.height, workers=args.workers, renderer=args.renderer,
                  device=args.device)
     print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.2f} images/s)")
+    return 0
+
+
+def _one_die(args) -> int:
+    from .synth import generate_rolls
+
+    if args.fmt not in (None, "jsonl"):
+        raise DicecamError("--one-die writes the read format: drop --format or give --format jsonl")
+    if args.clip or args.workers > 1:
+        raise DicecamError("--one-die renders stills in one process: drop --clip and --workers")
+    done = generate_rolls(args.out, args.count, args.seed, args.kinds, progress=not args.quiet, width=args.width,
+                          height=args.height, renderer=args.renderer, device=args.device)
+    rolls = sum(s.images for s in done)
+    seconds = sum(s.seconds for s in done)
+    print(f"wrote {len(done)} dice ({rolls} rolls) to {args.out} in {seconds:.1f} s"
+          + (f" ({rolls / seconds:.2f} rolls/s)" if seconds else "") + "; dice already there were kept")
     return 0
 
 

@@ -3,6 +3,9 @@
 Image i of a run uses the seed derived from (seed, i), so a run is reproducible and any
 image can be re-rendered alone; with `workers` > 1 the images are rendered in parallel
 processes (one GL context each) and written in order, so the output is the same.
+
+`generate_rolls()`: each kind's one die rolled again and again on a table of its own, a folder per die: what
+teaching a table its dice is measured on (`dicecam bench --teach-real`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from dicecam.mechanics.dice import FACES, DieType
 from dicecam.mechanics.errors import DicecamError, LimitError
 from dicecam.vision.crops import KINDS
 
@@ -26,9 +30,10 @@ from .clip import render_clip
 from .export import FORMATS, Writer
 from . import photoreal
 from .render import Renderer
-from .scene import check_size, parse_kinds, render_image
+from .scene import check_size, one_die_rolls, parse_kinds, render_image
 
 MAX_COUNT = 1_000_000
+MAX_ROLLS_PER_FACE = 100
 
 
 @dataclass
@@ -190,3 +195,60 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     (out / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(KINDS), "seed": seed,
                                                   "kinds": list(ks), "renderer": renderer}, indent=1) + "\n")
     return summary
+
+
+def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[str] | None, *, progress: bool = True,
+                   width: int = 640, height: int = 480, renderer: str = "gl", device: str = "cpu") -> list[Summary]:
+    """Each kind's die rolled `rolls_per_face` times its faces on a table of its own (look, camera, light and table
+    drawn from (seed, kind); a new pose each roll: `scene.one_die_rolls`, `photoreal.run.one_die_rolls`), written
+    in the read format to `out`/<kind>-<seed>/, one folder a die, so that `dicecam bench --teach-real out` reads
+    each as a table. A die whose folder holds its summary.json is done and kept: a stopped run resumes at the die
+    it stopped in. Returns the summaries of the dice rendered now."""
+    if not 1 <= rolls_per_face <= MAX_ROLLS_PER_FACE:
+        raise LimitError(f"rolls per face must be 1-{MAX_ROLLS_PER_FACE}, got {rolls_per_face}")
+    check_size(width, height)
+    ks = parse_kinds(kinds)
+    if renderer not in RENDERERS:
+        raise DicecamError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})")
+    if renderer == "photoreal":
+        if not photoreal.bpy_available():
+            raise DicecamError(photoreal.INSTALL_HINT)
+        from .photoreal.run import one_die_rolls as photoreal_rolls, stage
+
+        stage(device)
+    elif device != "cpu":
+        raise DicecamError("--device gpu needs --renderer photoreal")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise DicecamError(f"{out} exists and is not a folder")
+    done = []
+    gl = Renderer() if renderer == "gl" else None
+    try:
+        for k, kind in enumerate(ks):
+            folder = out / f"{kind}-{seed}"
+            if (folder / "summary.json").is_file():
+                continue
+            rolls = rolls_per_face * len(FACES[DieType(kind)])
+            die_seed = image_seed(seed, k)
+            if gl is not None:
+                frames = one_die_rolls(die_seed, kind, rolls, renderer=gl, width=width, height=height)
+            else:
+                frames = photoreal_rolls(die_seed, kind, rolls, width=width, height=height, device=device)
+            writer = Writer(folder, "jsonl")
+            t0 = time.perf_counter()
+            for i, (img, read) in enumerate(tqdm(frames, total=rolls, disable=not progress, desc=kind, unit="roll")):
+                ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+                name = f"r{seed}_{kind}_{i:05d}"
+                writer.add(name, buf.tobytes(), read.model_copy(update={"image": name}))
+            writer.close()
+            dt = time.perf_counter() - t0
+            summary = Summary(str(folder.resolve()), "jsonl", writer.count, writer.dice, round(dt, 3),
+                              round(writer.count / max(dt, 1e-9), 2))
+            (folder / "summary.json").write_text(json.dumps(
+                {**asdict(summary), "classes": list(KINDS), "seed": seed, "die_seed": die_seed, "kinds": [kind],
+                 "renderer": renderer, "one_die": True, "rolls_per_face": rolls_per_face}, indent=1) + "\n")
+            done.append(summary)
+    finally:
+        if gl is not None:
+            gl.close()
+    return done

@@ -9,7 +9,9 @@ reported. Where photos are frames of video runs (a `sequence` per photo, as luri
 the taught photos of a face come from one run and only the runs nothing was taught from are read:
 neighbouring frames of a taught one are nearly the same picture and would flatter the memory
 ("other runs"). Elsewhere a face with too few photos to leave one to read is taught nothing and
-still scored ("other photos").
+still scored ("other photos"). The folders `dicecam synth --one-die` writes (one die rolled on its own table, a
+folder a die) are such sets: each die is taught `per_face` rolls of each face and read in its other rolls, the
+issue's own measure, which the shared real sets cannot give (lurig-d20's runs are one face each, of several dice).
 
 Those runs come from several cameras, and one memory learns them all; a table has one camera. So where runs
 are named `<camera>-<value>` (lurig-d20-values: four cameras), each camera is also a table of its own ("one

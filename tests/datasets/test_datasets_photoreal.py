@@ -12,6 +12,7 @@ from dicecam.datasets import geometry as g
 from dicecam.datasets.photoreal import bpy_problem, faces, fonts, looks
 from dicecam.datasets.photoreal import sample as ps
 from dicecam.mechanics.dice import ImageRead
+from dicecam.mechanics.errors import DicecamError
 
 KINDS = list(g.KINDS)
 READER_COLOURS = set(json.loads((Path(g.__file__).parents[1] / "models" / "reader.json").read_text())["colours"])
@@ -280,3 +281,18 @@ def test_gpu_request_without_a_gpu_is_one_line(tmp_path, capsys):
     if rc != 0:  # on a machine with a CUDA/OptiX device the render simply runs
         assert rc == 2 and len(err.splitlines()) == 1 and "--device cpu" in err
         assert not (tmp_path / "g").exists()
+
+
+@needs_bpy
+def test_one_photoreal_die_rolled_again_keeps_its_look_and_table_and_is_read_off_its_pose():
+    from dicecam.datasets.photoreal.run import one_die_rolls
+
+    rolls = list(one_die_rolls(4, "d8", 4, width=240, height=180, samples=4))
+    again = next(one_die_rolls(4, "d8", 1, width=240, height=180, samples=4))
+    assert np.array_equal(rolls[0][0], again[0]), "roll i is the same picture for the same arguments"
+    dice = [read.dice[0] for _, read in rolls]
+    assert {d.type.value for d in dice} == {"d8"} and len({d.colour for d in dice}) == 1
+    assert len({(d.value, d.box) for d in dice}) == 4, "each roll lands the die another way, somewhere else"
+    assert all(0.07 <= (d.box[2] - d.box[0]) / 240 <= 0.2 + 0.05 for d in dice), "a size a webcam reads"
+    with pytest.raises(DicecamError):
+        next(one_die_rolls(4, "d7", 1))

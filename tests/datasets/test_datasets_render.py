@@ -168,6 +168,40 @@ def test_one_die_rolled_again_keeps_its_look_and_table_and_each_roll_is_read_off
         next(sc.one_die_rolls(3, "d7", 1, renderer=gl))
 
 
+def test_one_die_per_kind_is_rolled_into_a_folder_of_its_own_and_a_stopped_run_resumes(tmp_path, capsys):
+    from dicecam.server.cli import main
+    from dicecam.vision.evaluate import load_truth
+
+    out = tmp_path / "rolls"
+    args = ["synth", "--one-die", "--out", str(out), "--count", "2", "--kinds", "d4,d8", "--seed", "5",
+            "--width", "200", "--height", "160", "--quiet"]
+    assert main(args) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["d4-5", "d8-5"]
+    items = list(load_truth(out / "d8-5"))
+    assert len(items) == 2 * 8, "rolls per face times the die's faces"
+    dice = [d for i in items for d in i.dice]
+    assert {d.kind.value for d in dice} == {"d8"} and len({d.value for d in dice}) >= 4
+    assert all(i.path.is_file() for i in items)
+    capsys.readouterr()
+    (out / "d8-5" / "summary.json").unlink()  # as if stopped in the d8: the d4 is kept, the d8 rendered again
+    kept = (out / "d4-5" / "reads.jsonl").stat().st_mtime_ns
+    assert main(args) == 0
+    assert "wrote 1 dice (16 rolls)" in capsys.readouterr().out
+    assert (out / "d4-5" / "reads.jsonl").stat().st_mtime_ns == kept
+    assert len(list(load_truth(out / "d8-5"))) == 16
+
+
+def test_one_die_refuses_what_it_cannot_write_in_one_line(tmp_path, capsys):
+    from dicecam.server.cli import main
+
+    out = tmp_path / "rolls"
+    for extra in (["--format", "yolo"], ["--clip"], ["--count", "0"], ["--kinds", "d7"]):
+        assert main(["synth", "--one-die", "--out", str(out), "--quiet", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
 def test_round_clutter_is_drawn_round_on_the_table_and_is_no_die(gl):
     rng = np.random.default_rng(3)
     lay = sc.sample_scene(rng, ["d6"], 320, 240, 1, px_range=(30, 40), elevation=80)
