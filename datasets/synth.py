@@ -122,6 +122,27 @@ def _worker_init(lp_threads: str) -> None:
     open_worker_renderer()
 
 
+def _ready(out: Path, renderer: str, device: str) -> Path:
+    """`out` as a Path, once the renderer and device are known and usable and `out` can be a folder. The photoreal
+    scene is built here: a --device gpu without a GPU fails before any file is written."""
+    if renderer not in RENDERERS:
+        raise DicecamError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})")
+    if device not in ("cpu", "gpu"):
+        raise DicecamError(f"unknown device {device!r} (known: cpu, gpu)")
+    if renderer == "photoreal":
+        if not photoreal.bpy_available():
+            raise DicecamError(photoreal.INSTALL_HINT)
+        from .photoreal.run import stage
+
+        stage(device)
+    elif device != "cpu":
+        raise DicecamError("--device gpu needs --renderer photoreal")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise DicecamError(f"{out} exists and is not a folder")
+    return out
+
+
 def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt: str, clip: bool = False,
              progress: bool = True, *, width: int = 640, height: int = 480, workers: int = 1,
              renderer: str = "gl", device: str = "cpu") -> Summary:
@@ -135,25 +156,11 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
         raise LimitError(f"count must be 1-{MAX_COUNT}, got {count}")
     check_size(width, height)
     ks = parse_kinds(kinds)
-    if renderer not in RENDERERS:
-        raise DicecamError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})")
-    if device not in ("cpu", "gpu"):
-        raise DicecamError(f"unknown device {device!r} (known: cpu, gpu)")
-    if renderer == "photoreal":
-        if clip:
-            raise DicecamError("--clip is not available with the photoreal renderer")
-        if workers > 1:
-            raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
-        if not photoreal.bpy_available():
-            raise DicecamError(photoreal.INSTALL_HINT)
-        from .photoreal.run import stage
-
-        stage(device)  # builds the scene now: a --device gpu without a GPU fails before any file is written
-    elif device != "cpu":
-        raise DicecamError("--device gpu needs --renderer photoreal")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise DicecamError(f"{out} exists and is not a folder")
+    if renderer == "photoreal" and clip:
+        raise DicecamError("--clip is not available with the photoreal renderer")
+    if renderer == "photoreal" and workers > 1:
+        raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
+    out = _ready(out, renderer, device)
     writer = Writer(out, fmt)
     t0 = time.perf_counter()
     clips = 0
@@ -208,19 +215,7 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
         raise LimitError(f"rolls per face must be 1-{MAX_ROLLS_PER_FACE}, got {rolls_per_face}")
     check_size(width, height)
     ks = parse_kinds(kinds)
-    if renderer not in RENDERERS:
-        raise DicecamError(f"unknown renderer {renderer!r} (known: {', '.join(RENDERERS)})")
-    if renderer == "photoreal":
-        if not photoreal.bpy_available():
-            raise DicecamError(photoreal.INSTALL_HINT)
-        from .photoreal.run import one_die_rolls as photoreal_rolls, stage
-
-        stage(device)
-    elif device != "cpu":
-        raise DicecamError("--device gpu needs --renderer photoreal")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise DicecamError(f"{out} exists and is not a folder")
+    out = _ready(out, renderer, device)
     done = []
     gl = Renderer() if renderer == "gl" else None
     try:
@@ -233,6 +228,8 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
             if gl is not None:
                 frames = one_die_rolls(die_seed, kind, rolls, renderer=gl, width=width, height=height)
             else:
+                from .photoreal.run import one_die_rolls as photoreal_rolls
+
                 frames = photoreal_rolls(die_seed, kind, rolls, width=width, height=height, device=device)
             writer = Writer(folder, "jsonl")
             t0 = time.perf_counter()
