@@ -219,12 +219,12 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
     done = []
     gl = Renderer() if renderer == "gl" else None
     try:
-        for k, kind in enumerate(ks):
+        for kind in ks:
             folder = out / f"{kind}-{seed}"
             if (folder / "summary.json").is_file():
                 continue
             rolls = rolls_per_face * len(FACES[DieType(kind)])
-            die_seed = image_seed(seed, k)
+            die_seed = image_seed(seed, KINDS.index(kind))  # the same die whichever other kinds are asked for
             if gl is not None:
                 frames = one_die_rolls(die_seed, kind, rolls, renderer=gl, width=width, height=height)
             else:

@@ -189,6 +189,11 @@ def test_one_die_per_kind_is_rolled_into_a_folder_of_its_own_and_a_stopped_run_r
     assert "wrote 1 dice (16 rolls)" in capsys.readouterr().out
     assert (out / "d4-5" / "reads.jsonl").stat().st_mtime_ns == kept
     assert len(list(load_truth(out / "d8-5"))) == 16
+    alone = tmp_path / "alone"
+    assert main([*args[:3], str(alone), "--count", "1", "--kinds", "d8", *args[8:]]) == 0
+    first = sorted((out / "d8-5" / "images").iterdir())[0]
+    assert np.array_equal(cv2.imread(str(first)), cv2.imread(str(sorted((alone / "d8-5" / "images").iterdir())[0]))), \
+        "a seed's d8 is the same die whichever other kinds are rolled beside it"
 
 
 def test_one_die_refuses_what_it_cannot_write_in_one_line(tmp_path, capsys):
