@@ -234,9 +234,8 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
             writer = Writer(folder, "jsonl")
             t0 = time.perf_counter()
             for i, (img, read) in enumerate(tqdm(frames, total=rolls, disable=not progress, desc=kind, unit="roll")):
-                ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
                 name = f"r{seed}_{kind}_{i:05d}"
-                writer.add(name, buf.tobytes(), read.model_copy(update={"image": name}))
+                writer.add(name, img, read.model_copy(update={"image": name}))  # the writer encodes at JPEG_QUALITY
             writer.close()
             dt = time.perf_counter() - t0
             summary = Summary(str(folder.resolve()), "jsonl", writer.count, writer.dice, round(dt, 3),
