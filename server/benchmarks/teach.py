@@ -45,7 +45,7 @@ import numpy as np
 
 from dicecam.mechanics.dice import FACES, DieType
 from dicecam.vision.crops import KINDS
-from dicecam.vision.evaluate import TruthDie, TruthImage, evaluate, load_truth, matching_detection
+from dicecam.vision.evaluate import TruthDie, TruthImage, evaluate, load_truth, matching_detection, wrong_up_to
 from dicecam.vision.memory import DiceMemory, TeachError
 from dicecam.vision.read import Reader
 from dicecam.vision.teach import check_can_learn, examples_of
@@ -88,7 +88,7 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
     paths = {str(items[n].path) for n in read}
     keep = lambda item: str(item.path) in paths  # noqa: E731
     reader.use_memory(None)
-    before = evaluate(folder, reader, keep=keep).to_json()
+    scored = {"before": evaluate(folder, reader, keep=keep)}
     memory = DiceMemory(reader.model_id, reader.crop_size)
     t0 = time.perf_counter()
     _taught_into(reader, memory, [items[n] for n in sorted(taught)])
@@ -97,10 +97,33 @@ def bench_teach_set(reader, folder: Path, per_face: int = 3, seed: int = 0) -> d
     row["teach_s_per_100_photos"] = round(row["teach_s"] * 100 / len(taught), 2)
     row["examples"] = len(memory)
     reader.use_memory(memory)
-    after = evaluate(folder, reader, keep=keep).to_json()
+    scored["after"] = evaluate(folder, reader, keep=keep)
     reader.use_memory(None)
+    before, after = (scored[w].to_json() for w in ("before", "after"))
     row.update(read_photos=before["images"], before=before["dice_read_right"], after=after["dice_read_right"],
                sure_wrong_before=before["sure_wrong"], sure_wrong_after=after["sure_wrong"])
+    for when, got in scored.items():  # the counts, so that sets can be pooled (`_pooled`)
+        row.update({f"n_{what}_{when}": got.total(what) for what in COUNTS})
+    return row
+
+
+COUNTS = ("right", "valued", "sure", "sure_wrong")  # EvalResult totals a teach-real row carries as n_<total>_<when>
+
+
+def _pooled(rows: list[dict]) -> dict:
+    """One row over sets read with one protocol (one-die folders: a table of all their dice): their dice pooled,
+    not their shares averaged. Rows that read nothing are passed over."""
+    done = [r for r in rows if "n_right_before" in r]
+    row = {"bench": "teach-real", "set": "all", "sets": len(done), "protocol": done[0]["protocol"],
+           "taught_photos": sum(r["taught_photos"] for r in done),
+           "read_dice": sum(r["n_valued_before"] for r in done)}
+    for when in ("before", "after"):
+        right, valued, sure, wrong = (sum(r[f"n_{what}_{when}"] for r in done) for what in COUNTS)
+        row[when] = round(right / valued, 4) if valued else None
+        row[f"sure_{when}"] = sure
+        row[f"sure_wrong_{when}_dice"] = wrong
+        row[f"sure_wrong_{when}"] = round(wrong / sure, 4) if sure else None
+        row[f"sure_wrong_{when}_up_to"] = wrong_up_to(wrong, sure)
     return row
 
 
@@ -189,6 +212,9 @@ def bench_teach_real(root: Path, per_face: int = 3) -> list[dict]:
         per_camera = bench_teach_cameras(reader, f, per_face)
         if per_camera is not None:
             rows.append(per_camera)
+    read = [r for r in rows if "n_right_before" in r]
+    if len(read) > 1 and len({r["protocol"] for r in read}) == 1:  # sets read alike: one table of all their dice
+        rows.append(_pooled(read))
     return rows
 
 
