@@ -8,8 +8,11 @@ seeded) and photos not taught are read before and after teaching; the share of d
 reported. Where photos are frames of video runs (a `sequence` per photo, as lurig-d20-values has),
 the taught photos of a face come from one run and only the runs nothing was taught from are read:
 neighbouring frames of a taught one are nearly the same picture and would flatter the memory
-("other runs"). Elsewhere a face with too few photos to leave one to read is taught nothing and
-still scored ("other photos"). The folders `dicecam synth --one-die` writes (one die rolled on its own table, a
+("other runs"). Where photos show several dice (a table of mixed dice), each photo teaches many faces at
+once: photos are taught in a random order while one shows a face taught fewer than `per_face` times, up to half of
+them, and the others are read ("other photos of the table"; the issue's ten mixed dice taught from a few dozen
+photos). Elsewhere a face with too few photos to leave one to read is taught nothing and still scored ("other
+photos"). The folders `dicecam synth --one-die` writes (one die rolled on its own table, a
 folder a die) are such sets: each die is taught `per_face` rolls of each face and read in its other rolls, the
 issue's own measure, which the shared real sets cannot give (lurig-d20's runs are one face each, of several dice).
 
@@ -37,7 +40,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
@@ -71,6 +74,18 @@ def _to_teach(items: list, per_face: int, rng: random.Random) -> tuple[set[int],
             runs_taught.add(run)
         read = {n for n, item in enumerate(items) if item.meta["sequence"] not in runs_taught}
         return taught, read, "other runs"
+    if any(len(item.dice) > 1 for item in items):
+        # A table of several dice: each photo shows many faces at once, so photos are taught in a random order
+        # while one shows a face taught fewer than per_face times, up to half the photos; the others are read.
+        order = list(range(len(items)))
+        rng.shuffle(order)
+        seen: Counter = Counter()
+        for n in order:
+            faces = [(d.kind.value, d.value) for d in items[n].dice]
+            if len(taught) < len(items) // 2 and any(seen[f] < per_face for f in faces):
+                taught.add(n)
+                seen.update(faces)
+        return taught, set(range(len(items))) - taught, "other photos of the table"
     for group in by_face.values():
         if len(group) > per_face:  # leave at least one photo of the face to read
             taught.update(rng.sample(group, per_face))

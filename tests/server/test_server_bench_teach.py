@@ -32,3 +32,43 @@ def test_a_pooled_row_of_dice_none_of_which_was_read_surely_has_no_share_of_sure
     row = _pooled([_set("d4-1", right=(0, 0), valued=3, sure=(0, 0), wrong=(0, 0))] * 2)
     assert row["read_dice"] == 6 and row["before"] == 0.0
     assert row["sure_wrong_before"] is None and row["sure_wrong_after"] is None
+
+
+def _table_photo(n: int, faces: list[tuple[str, int]]):
+    from pathlib import Path
+
+    from dicecam.mechanics.dice import DieType
+    from dicecam.vision.evaluate import TruthDie, TruthImage
+
+    return TruthImage(Path(f"table_{n}.jpg"), [TruthDie(DieType(k), v) for k, v in faces], True, {})
+
+
+def test_a_table_of_mixed_dice_is_taught_from_photos_until_each_face_is_seen_three_times_and_read_in_the_rest():
+    import random
+
+    from dicecam.server.benchmarks.teach import _to_teach
+
+    rng = random.Random(0)
+    kinds = ("d4", "d6", "d8", "d12")
+    items = [_table_photo(n, [(k, rng.randint(1, int(k[1:]))) for k in kinds]) for n in range(120)]
+    taught, read, protocol = _to_teach(items, 3, random.Random(2))
+    assert protocol == "other photos of the table"
+    assert taught and read and not taught & read and taught | read == set(range(120))
+    assert len(taught) <= 60, "at most half the photos are taught"
+    seen = {}
+    for n in taught:
+        for d in items[n].dice:
+            seen[(d.kind.value, d.value)] = seen.get((d.kind.value, d.value), 0) + 1
+    shown = {(d.kind.value, d.value) for item in items for d in item.dice}
+    assert all(seen.get(f, 0) >= 3 for f in shown), "every face of every die is taught 3 times"
+    assert len(taught) < 60, "and no more photos than that took (the d12 alone needs 36)"
+
+
+def test_a_table_photographed_too_few_times_is_taught_no_more_than_half_its_photos():
+    import random
+
+    from dicecam.server.benchmarks.teach import _to_teach
+
+    items = [_table_photo(n, [("d20", 1 + n), ("d12", 1 + n % 12)]) for n in range(9)]
+    taught, read, _ = _to_teach(items, 3, random.Random(0))
+    assert len(taught) == 4 and len(read) == 5
