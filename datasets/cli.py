@@ -16,7 +16,8 @@ def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
     p = subparsers.add_parser("synth", help="render labelled synthetic dice images")
     p.add_argument("--out", required=True, type=Path, help="output folder")
-    p.add_argument("--count", type=int, default=100, help="images (or clips with --clip; rolls per face with --one-die)")
+    p.add_argument("--count", type=int, default=100,
+                   help="images (or clips with --clip; rolls per face with --one-die; rolls with --one-table)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--kinds", default=None, help="comma-separated die kinds, e.g. d4,d20 (default: all)")
     p.add_argument("--format", dest="fmt", default=None, help="yolo | crops | jsonl (default yolo; --one-die: jsonl)")
@@ -24,6 +25,11 @@ def register(subparsers) -> None:
     p.add_argument("--one-die", action="store_true",
                    help="each kind's one die rolled --count times per face on a table of its own, a folder per die "
                         "(OUT/KIND-SEED, read format): what `dicecam bench --teach-real OUT` measures teaching on")
+    p.add_argument("--one-table", action="store_true",
+                   help="--dice mixed dice (--kinds in turn) rolled together --count times on one table, one folder "
+                        "(OUT/table-SEED, read format): what `dicecam bench --teach-real OUT/table-SEED` measures "
+                        "teaching a table of mixed dice on")
+    p.add_argument("--dice", type=int, default=10, help="--one-table: how many dice lie on the table")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
     p.add_argument("--workers", type=int, default=1, help="parallel render processes")
@@ -58,8 +64,14 @@ def _synth(args) -> int:
 
     if not 1 <= args.workers <= 16:
         raise LimitError(f"--workers must be 1-16, got {args.workers}")
+    if args.one_die and args.one_table:
+        raise DicecamError("--one-die and --one-table are two kinds of set: give one")
+    if args.one_die or args.one_table:
+        _rolls_only(args)
     if args.one_die:
         return _one_die(args)
+    if args.one_table:
+        return _one_table(args)
     s = generate(args.out, args.count, args.seed, args.kinds, args.fmt or "yolo", clip=args.clip, progress=not args.quiet,
                  width=args.width, height=args.height, workers=args.workers, renderer=args.renderer,
                  device=args.device)
@@ -67,13 +79,30 @@ def _synth(args) -> int:
     return 0
 
 
+def _rolls_only(args) -> None:
+    """--one-die and --one-table write rolled stills in the read format, from one process."""
+    flag = "--one-die" if args.one_die else "--one-table"
+    if args.fmt not in (None, "jsonl"):
+        raise DicecamError(f"{flag} writes the read format: drop --format or give --format jsonl")
+    if args.clip or args.workers > 1:
+        raise DicecamError(f"{flag} renders stills in one process: drop --clip and --workers")
+
+
+def _one_table(args) -> int:
+    from .synth import generate_table
+
+    s = generate_table(args.out, args.count, args.seed, args.kinds, args.dice, progress=not args.quiet,
+                       width=args.width, height=args.height, renderer=args.renderer, device=args.device)
+    if s is None:
+        print(f"kept {args.out / f'table-{args.seed}'}: it was there, whole")
+    else:
+        print(f"wrote {s.images} rolls ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.2f} rolls/s)")
+    return 0
+
+
 def _one_die(args) -> int:
     from .synth import generate_rolls
 
-    if args.fmt not in (None, "jsonl"):
-        raise DicecamError("--one-die writes the read format: drop --format or give --format jsonl")
-    if args.clip or args.workers > 1:
-        raise DicecamError("--one-die renders stills in one process: drop --clip and --workers")
     done = generate_rolls(args.out, args.count, args.seed, args.kinds, progress=not args.quiet, width=args.width,
                           height=args.height, renderer=args.renderer, device=args.device)
     rolls = sum(s.images for s in done)

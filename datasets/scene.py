@@ -540,6 +540,57 @@ def one_die_rolls(seed: int, kind: str, rolls: int, *, renderer: Renderer, width
     rng = np.random.default_rng(seed)
     look = sample_look(rng, kind)
     px_die = float(np.exp(rng.uniform(*np.log(px_range))))
+    cam, base = _rolls_table(rng, width, height, px_die)
+    eff = fx.sample_effects(rng, 0.6)
+    scale = DIE_RADIUS[kind] * rng.uniform(0.88, 1.15)
+    for i in range(rolls):
+        roll = np.random.default_rng([seed, i])
+        (xy,) = spread(roll, cam.unproject_to_table, [scale], width, height, ONE_DIE_SPREAD)
+        die = place_die(kind, look, roll, np.array([xy[0], xy[1], 0.0]), scale)
+        scene = replace(base, dice=[die])
+        yield render_scene(renderer, scene, replace(eff, noise_seed=int(roll.integers(2**31))), f"die-{seed}-{i}")
+
+
+MAX_TABLE_DICE = 16
+ONE_DIE_SPREAD = (0.3, 0.7)  # where in the view (share of its width and height) one rolled die lands
+TABLE_SPREAD = (0.15, 0.85)  # and where a table's dice do, clear of the frame's edges
+
+
+def table_kinds(kinds: Sequence[str] | str | None, n_dice: int) -> list[str]:
+    """The kinds of a table of `n_dice` mixed dice: the kinds in turn, so that each is there before any is twice."""
+    if not 1 <= n_dice <= MAX_TABLE_DICE:
+        raise LimitError(f"a table holds 1-{MAX_TABLE_DICE} dice, got {n_dice}")
+    ks = parse_kinds(kinds)
+    return [ks[i % len(ks)] for i in range(n_dice)]
+
+
+def table_rolls(seed: int, n_dice: int, rolls: int, *, renderer: Renderer, kinds: Sequence[str] | None = None,
+                width: int = 640, height: int = 480, px_range: tuple[float, float] = (35, 60)
+                ) -> Iterator[tuple[np.ndarray, ImageRead]]:
+    """A table of `n_dice` mixed dice rolled together again and again under one webcam: each die keeps its
+    look, the table its camera, light and surface; each roll gives every die a new pose and place, none
+    touching another. What teaching a table of mixed dice is measured on (`dicecam bench --teach-real`: photos
+    taught until each face was seen three times, the others read). Roll i is the same image for the same
+    arguments."""
+    check_size(width, height)
+    chosen = table_kinds(kinds, n_dice)
+    rng = np.random.default_rng(seed)
+    looks = [sample_look(rng, kind) for kind in chosen]
+    px_die = float(np.exp(rng.uniform(*np.log(px_range))))
+    cam, base = _rolls_table(rng, width, height, px_die)
+    eff = fx.sample_effects(rng, 0.6)
+    scales = [DIE_RADIUS[kind] * rng.uniform(0.88, 1.15) for kind in chosen]
+    for i in range(rolls):
+        roll = np.random.default_rng([seed, i])
+        spots = spread(roll, cam.unproject_to_table, scales, width, height, TABLE_SPREAD)
+        dice = [place_die(kind, look, roll, np.array([xy[0], xy[1], 0.0]), scale)
+                for kind, look, xy, scale in zip(chosen, looks, spots, scales)]
+        yield render_scene(renderer, replace(base, dice=dice), replace(eff, noise_seed=int(roll.integers(2**31))),
+                           f"table-{seed}-{i}")
+
+
+def _rolls_table(rng: np.random.Generator, width: int, height: int, px_die: float) -> tuple[Camera, SceneSpec]:
+    """The camera and the bare table (surface, light) that dice are rolled on again and again."""
     cam = make_camera(rng, width, height, px_die / 22.0)
     lights, amb, shadow_k = sample_lighting(rng)
     centre = cam.unproject_to_table(width / 2, height / 2)
@@ -551,15 +602,25 @@ def one_die_rolls(seed: int, kind: str, rolls: int, *, renderer: Renderer, width
         walls=[], wall_colour=(0.3, 0.2, 0.12), props=[], surface_tint=_colour_jitter((1, 1, 1), rng, 0.06),
         lights=lights, ambient=amb, spot=(float(centre[0]), float(centre[1]), float(rng.uniform(150, 600))),
         shadow_strength=shadow_k)
-    eff = fx.sample_effects(rng, 0.6)
-    scale = DIE_RADIUS[kind] * rng.uniform(0.88, 1.15)
-    for i in range(rolls):
-        roll = np.random.default_rng([seed, i])
-        u, v = width * roll.uniform(0.3, 0.7), height * roll.uniform(0.3, 0.7)
-        xy = cam.unproject_to_table(u, v)[:2]
-        die = place_die(kind, look, roll, np.array([xy[0], xy[1], 0.0]), scale)
-        scene = replace(base, dice=[die])
-        yield render_scene(renderer, scene, replace(eff, noise_seed=int(roll.integers(2**31))), f"die-{seed}-{i}")
+    return cam, base
+
+
+def spread(rng: np.random.Generator, unproject, radii: Sequence[float], width: int, height: int,
+           where: tuple[float, float]) -> list[np.ndarray]:
+    """Table points (x, y; mm) for dice of these circumradii rolled anew: each under a random point of the
+    view's middle (`where`: its share of the width and height), no two nearer than their radii together, so
+    that no die touches another whatever its pose. `unproject(u, v)`: the table point under pixel (u, v)."""
+    lo, hi = where
+    spots: list[np.ndarray] = []
+    for r in radii:
+        for _ in range(500):
+            xy = np.asarray(unproject(width * rng.uniform(lo, hi), height * rng.uniform(lo, hi))[:2], float)
+            if all(np.linalg.norm(xy - p) >= r + q for p, q in zip(spots, radii)):
+                break
+        else:
+            raise LimitError(f"{len(radii)} dice do not fit apart in this view; roll fewer")
+        spots.append(xy)
+    return spots
 
 
 def render_image(seed: int, *, renderer: Renderer, kinds: Sequence[str] | None = None, width: int = 640,

@@ -30,10 +30,11 @@ from .clip import render_clip
 from .export import FORMATS, Writer
 from . import photoreal
 from .render import Renderer
-from .scene import check_size, one_die_rolls, parse_kinds, render_image
+from .scene import check_size, one_die_rolls, parse_kinds, render_image, table_kinds, table_rolls
 
 MAX_COUNT = 1_000_000
 MAX_ROLLS_PER_FACE = 100
+MAX_TABLE_ROLLS = 1000
 
 
 @dataclass
@@ -231,20 +232,60 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
                 from .photoreal.run import one_die_rolls as photoreal_rolls
 
                 frames = photoreal_rolls(die_seed, kind, rolls, width=width, height=height, device=device)
-            writer = Writer(folder, "jsonl")
-            t0 = time.perf_counter()
-            for i, (img, read) in enumerate(tqdm(frames, total=rolls, disable=not progress, desc=kind, unit="roll")):
-                name = f"r{seed}_{kind}_{i:05d}"
-                writer.add(name, img, read.model_copy(update={"image": name}))  # the writer encodes at JPEG_QUALITY
-            writer.close()
-            dt = time.perf_counter() - t0
-            summary = Summary(str(folder.resolve()), "jsonl", writer.count, writer.dice, round(dt, 3),
-                              round(writer.count / max(dt, 1e-9), 2))
-            (folder / "summary.json").write_text(json.dumps(
-                {**asdict(summary), "classes": list(KINDS), "seed": seed, "die_seed": die_seed, "kinds": [kind],
-                 "renderer": renderer, "one_die": True, "rolls_per_face": rolls_per_face}, indent=1) + "\n")
+            summary = _write_rolls(folder, frames, rolls, f"r{seed}_{kind}", kind, progress)
+            _describe(folder, summary, seed=seed, die_seed=die_seed, kinds=[kind], renderer=renderer, one_die=True,
+                      rolls_per_face=rolls_per_face)
             done.append(summary)
     finally:
         if gl is not None:
             gl.close()
     return done
+
+
+def generate_table(out: Path, rolls: int, seed: int, kinds: Sequence[str] | None, n_dice: int = 10, *,
+                   progress: bool = True, width: int = 640, height: int = 480, renderer: str = "gl",
+                   device: str = "cpu") -> Summary | None:
+    """A table of `n_dice` mixed dice (`kinds` in turn) rolled together `rolls` times (`scene.table_rolls`,
+    `photoreal.run.table_rolls`), written in the read format to `out`/table-<seed>/, which `dicecam bench
+    --teach-real` reads as one table: photos taught until each face was seen three times, the others read. A table
+    whose folder holds its summary.json is done and kept (None)."""
+    if not 1 <= rolls <= MAX_TABLE_ROLLS:
+        raise LimitError(f"rolls must be 1-{MAX_TABLE_ROLLS}, got {rolls}")
+    check_size(width, height)
+    chosen = table_kinds(kinds, n_dice)
+    out = _ready(out, renderer, device)
+    folder = out / f"table-{seed}"
+    if (folder / "summary.json").is_file():
+        return None
+    gl = Renderer() if renderer == "gl" else None
+    try:
+        if gl is not None:
+            frames = table_rolls(seed, n_dice, rolls, renderer=gl, kinds=kinds, width=width, height=height)
+        else:
+            from .photoreal.run import table_rolls as photoreal_table
+
+            frames = photoreal_table(seed, n_dice, rolls, kinds=kinds, width=width, height=height, device=device)
+        summary = _write_rolls(folder, frames, rolls, f"t{seed}", "table", progress)
+    finally:
+        if gl is not None:
+            gl.close()
+    _describe(folder, summary, seed=seed, kinds=chosen, renderer=renderer, table=True, rolls=rolls)
+    return summary
+
+
+def _write_rolls(folder: Path, frames, total: int, prefix: str, desc: str, progress: bool) -> Summary:
+    """Rolled frames written to `folder` in the read format (`<prefix>_<i>` each), and what that took."""
+    writer = Writer(folder, "jsonl")
+    t0 = time.perf_counter()
+    for i, (img, read) in enumerate(tqdm(frames, total=total, disable=not progress, desc=desc, unit="roll")):
+        name = f"{prefix}_{i:05d}"
+        writer.add(name, img, read.model_copy(update={"image": name}))  # the writer encodes at JPEG_QUALITY
+    writer.close()
+    dt = time.perf_counter() - t0
+    return Summary(str(folder.resolve()), "jsonl", writer.count, writer.dice, round(dt, 3),
+                   round(writer.count / max(dt, 1e-9), 2))
+
+
+def _describe(folder: Path, summary: Summary, **what) -> None:
+    """The folder's summary.json, written last: its presence says the folder is whole."""
+    (folder / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(KINDS), **what}, indent=1) + "\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..render import BODY_COLOURS
+from .fonts import MIN_STROKE, stroke_ratio
 
 MATERIALS = ("solid", "swirl2", "swirl3", "speckled", "pearl", "gem", "metal")
 MATERIAL_P = (0.24, 0.18, 0.1, 0.12, 0.08, 0.16, 0.12)
@@ -21,6 +22,7 @@ METALS = {  # name: (linear base colour, label)
     "copper": ((0.80, 0.38, 0.22), "orange"),
     "gunmetal": ((0.16, 0.16, 0.18), "grey"),
 }
+WEIGHTS = (0.0, 0.03, 0.06, 0.09)  # outlines added to a font's strokes (share of the glyph size), thinnest first
 PAINTS = {  # name: (linear colour, metallic)
     "white": ((0.82, 0.82, 0.80), 0.0),
     "black": ((0.012, 0.012, 0.014), 0.0),
@@ -41,6 +43,17 @@ def srgb_to_linear(c) -> np.ndarray:
 def luminance(c) -> float:
     c = np.asarray(c, float)
     return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
+
+
+# How much of a die's surface each of its colours covers, by material (body, body2, body3): what its paint
+# has to stand out from. A swirl's second colour covers as much as its first.
+COVER = {"swirl2": (0.5, 0.5, 0.0), "swirl3": (0.34, 0.33, 0.33), "pearl": (0.6, 0.4, 0.0), "speckled": (0.85, 0.15, 0.0)}
+
+
+def shown_luminance(material: str, body, body2, body3) -> float:
+    """The luminance of the die's surface as a whole, its colours mixed as the material shows them."""
+    w = COVER.get(material, (1.0, 0.0, 0.0))
+    return float(sum(wi * luminance(c) for wi, c in zip(w, (body, body2, body3))))
 
 
 @dataclass(frozen=True)
@@ -119,23 +132,32 @@ def sample_look(rng: np.random.Generator, fonts: tuple[str, ...], colours: tuple
         body = body2 = body3 = _jitter(rgb, rng, 0.05)
         roughness = float(rng.uniform(0.15, 0.4))
         coat = 0.0
-    lum = luminance(body)
+    lum = shown_luminance(material, body, body2, body3)
     if material == "metal":
-        paint = "black" if lum > 0.3 or rng.random() < 0.5 else str(rng.choice(["white", "gold", "silver"]))
+        paint = "black" if lum > 0.3 else str(rng.choice(["white", "gold", "silver"]))
+    elif material == "gem":
+        # A gem shows the table and the light through itself, darker than its tint: dark paint vanishes in it.
+        paint = str(rng.choice(["white", "white", "white", "gold", "silver"]))
     elif lum > 0.25:
         paint = str(rng.choice(["black", "black", "black", "blue", "red", "gold", "silver"]))
     else:
         paint = str(rng.choice(["white", "white", "white", "gold", "silver", "yellow", "red"]))
     # Dice are printed to be read: a paint too close to the body in lightness (silver on white,
     # yellow on orange) is replaced by black or white, whichever stands out.
-    if material != "metal" and abs(np.log((luminance(PAINTS[paint][0]) + 0.02) / (lum + 0.02))) < 1.3:
+    if material not in ("metal", "gem") and abs(np.log((luminance(PAINTS[paint][0]) + 0.02) / (lum + 0.02))) < 1.3:
         paint = "black" if lum > 0.12 else "white"
     paint_rgb = _jitter(PAINTS[paint][0], rng, 0.05)
+    swirl_scale, swirl_sharp, seed = float(rng.uniform(1.2, 3.5)), float(rng.uniform(0.0, 1.0)), float(rng.uniform(0, 100))
+    font = pick_font(rng, fonts)
+    weight = float(rng.choice([0.0, 0.0, 0.03, 0.06]))
+    # Nor are dice printed in hairlines: a thin face is drawn with an outline that makes its strokes a die's.
+    while font and weight < WEIGHTS[-1] and stroke_ratio(font, weight) < MIN_STROKE:
+        weight = next(w for w in WEIGHTS if w > weight)
     return Look(
         colour=name, material=material, body=body, body2=body2, body3=body3,
-        swirl_scale=float(rng.uniform(1.2, 3.5)), swirl_sharp=float(rng.uniform(0.0, 1.0)),
-        seed=float(rng.uniform(0, 100)), roughness=roughness, coat=coat, paint=paint, paint_rgb=paint_rgb,
-        font=pick_font(rng, fonts), weight=float(rng.choice([0.0, 0.0, 0.03, 0.06])),
+        swirl_scale=swirl_scale, swirl_sharp=swirl_sharp,
+        seed=seed, roughness=roughness, coat=coat, paint=paint, paint_rgb=paint_rgb,
+        font=font, weight=weight,
         size=float(rng.uniform(0.8, 1.12)), mark=str(rng.choice(["bar", "bar", "dot"])),
         engrave=float(rng.choice([0.0, 1.0, 1.0, 1.0]) * rng.uniform(0.5, 1.0)),
         pips=bool(rng.random() < 0.6), pip_style=str(rng.choice(["round", "drilled"])),

@@ -13,10 +13,11 @@ from dicecam.mechanics.errors import DicecamError
 
 from .. import effects as fx
 from .. import geometry
-from ..scene import DIE_RADIUS, check_size, parse_kinds
+from ..scene import DIE_RADIUS, ONE_DIE_SPREAD, TABLE_SPREAD, check_size, parse_kinds, spread, table_kinds
 from . import INSTALL_HINT, bpy_available
 from .fonts import system_fonts
-from .sample import die_box, sample_scene, truth
+from .legibility import LEGIBLE, numeral_contrast
+from .sample import Scene, die_box, sample_scene, truth
 from .stage import Stage
 
 DEFAULT_SAMPLES = 12
@@ -53,8 +54,10 @@ def render_image(seed: int, *, kinds: Sequence[str] | None = None, width: int = 
     return img, truth(scene, f"photoreal-{seed}", st.hull)
 
 
-# A rolled die's width on screen, as a share of the frame's: a webcam over a table, the die big enough to read.
+# A rolled die's width on screen, as a share of the frame's: a webcam over a table, the die big enough to read;
+# on a table of several, each no larger than leaves the others room.
 ROLL_SIZE = (0.07, 0.2)
+TABLE_SIZE = (0.07, 0.14)
 
 
 def one_die_rolls(seed: int, kind: str, rolls: int, *, width: int = 640, height: int = 480, device: str = "cpu",
@@ -66,30 +69,75 @@ def one_die_rolls(seed: int, kind: str, rolls: int, *, width: int = 640, height:
     its own noise. What teaching a die is measured on (`dicecam bench --teach-real`): some rolls taught, the
     others read. Clutter and tray walls are left out: a die rolled anew could land in them. Roll i is the same
     image for the same arguments."""
-    check_size(width, height)
     if kind not in DIE_RADIUS:
         raise DicecamError(f"unknown die kind {kind!r}")
+    return _rolls(seed, [kind], rolls, width, height, device, samples, effects_strength)
+
+
+def table_rolls(seed: int, n_dice: int, rolls: int, *, kinds: Sequence[str] | None = None, width: int = 640,
+                height: int = 480, device: str = "cpu", samples: int = DEFAULT_SAMPLES, effects_strength: float = 0.6
+                ) -> Iterator[tuple[np.ndarray, ImageRead]]:
+    """A photoreal table of `n_dice` mixed dice (`kinds` in turn) rolled together again and again: the twin of
+    `datasets.scene.table_rolls`. Each die keeps its look, the table its camera, light and surface; each roll gives
+    every die a new pose and place, none touching another. Roll i is the same image for the same arguments."""
+    return _rolls(seed, table_kinds(kinds, n_dice), rolls, width, height, device, samples, effects_strength)
+
+
+def _rolls(seed: int, kinds: list[str], rolls: int, width: int, height: int, device: str, samples: int,
+           effects_strength: float) -> Iterator[tuple[np.ndarray, ImageRead]]:
+    check_size(width, height)
     st = stage(device, samples)
     rng = np.random.default_rng(seed)
-    for _ in range(100):  # a table whose die lies in view at a size people film
-        scene = sample_scene(rng, [kind], width, height, system_fonts(), 1, closeup=False)
-        scene.props, scene.walls = [], []
-        box = die_box(scene, scene.dice[0], st.hull(kind, scene.dice[0].style)) if scene.dice else None
-        if box is not None and ROLL_SIZE[0] <= (box[2] - box[0]) / width <= ROLL_SIZE[1]:
-            break
-    else:
-        raise DicecamError(f"no view of a {kind} at a readable size in {width}x{height}")
-    die = scene.dice[0]
-    mesh = geometry.build(kind, die.style)
+    scene = rolls_table(rng, st, kinds, width, height)
     eff = dataclasses.replace(fx.sample_effects(rng, effects_strength), distortion=0.0, jpeg=0)
+    name = f"photoreal-{seed}" if len(kinds) == 1 else f"photoreal-table-{seed}"
     for i in range(rolls):
-        roll = np.random.default_rng([seed, i])
-        R = geometry.resting_rotation(mesh, int(roll.integers(len(mesh.faces))), roll.uniform(0, 2 * np.pi))
-        xy = scene.camera.unproject_to_table(width * roll.uniform(0.3, 0.7), height * roll.uniform(0.3, 0.7))[:2]
-        rolled = dataclasses.replace(die, R=R, pos=np.array([xy[0], xy[1], geometry.rest_height(mesh, R, die.scale)]),
-                                     value=geometry.value_up(mesh, R), cocked=False)
-        now = dataclasses.replace(scene, dice=[rolled])
+        now, roll = rolled(scene, seed, i)
         img = st.render(now, int(roll.integers(2**31)))
         if effects_strength > 0:
             img = fx.apply(img, dataclasses.replace(eff, noise_seed=int(roll.integers(2**31))), jpeg=False)
-        yield img, truth(now, f"photoreal-{seed}-roll-{i}", st.hull)
+        yield img, truth(now, f"{name}-roll-{i}", st.hull)
+
+
+def rolls_table(rng: np.random.Generator, st: Stage, kinds: list[str], width: int, height: int) -> Scene:
+    """The table, camera, light and dice (`kinds`, one die each) that are rolled on: no clutter, every die at a
+    size people film, their numerals standing out in the picture (`legibility`): a die no person could read
+    would be measured in every roll of it, and no maker sells one."""
+    for _ in range(300):  # ten dice all at a filmable size take up to ~60 draws
+        scene = sample_scene(rng, kinds, width, height, system_fonts(), len(kinds), closeup=False, in_turn=True)
+        scene.props, scene.walls = [], []
+        if len(scene.dice) == len(kinds) and _filmable(st, scene) and legible(st, scene):
+            return scene
+    raise DicecamError(f"no view of {len(kinds)} {'/'.join(sorted(set(kinds)))} at a readable size in {width}x{height}")
+
+
+def _filmable(st: Stage, scene: Scene) -> bool:
+    """Every die lies in view at a size a webcam reads (`ROLL_SIZE`, `TABLE_SIZE`)."""
+    lo, hi = ROLL_SIZE if len(scene.dice) == 1 else TABLE_SIZE
+    for d in scene.dice:
+        box = die_box(scene, d, st.hull(d.kind, d.style))
+        if box is None or not lo <= (box[2] - box[0]) / scene.width <= hi:
+            return False
+    return True
+
+
+def legible(st: Stage, scene: Scene) -> bool:
+    """The scene's dice's paint stands out from their bodies in its picture (or too little is in view to say)."""
+    contrast = numeral_contrast(st.render(scene), *st.ink_and_cover(scene))
+    return contrast is None or contrast >= LEGIBLE
+
+
+def rolled(scene: Scene, seed: int, i: int) -> tuple[Scene, np.random.Generator]:
+    """Roll i of the table's dice (each a new resting pose, all new places apart from each other: one die near
+    the middle of the view, a table's over most of it), and the roll's generator, which draws its picture's
+    noise next."""
+    roll = np.random.default_rng([seed, i])
+    meshes = [geometry.build(d.kind, d.style) for d in scene.dice]
+    poses = [geometry.resting_rotation(m, int(roll.integers(len(m.faces))), roll.uniform(0, 2 * np.pi)) for m in meshes]
+    where = ONE_DIE_SPREAD if len(scene.dice) == 1 else TABLE_SPREAD
+    spots = spread(roll, scene.camera.unproject_to_table, [d.scale for d in scene.dice], scene.width, scene.height,
+                   where)
+    dice = [dataclasses.replace(d, R=R, pos=np.array([xy[0], xy[1], geometry.rest_height(m, R, d.scale)]),
+                                value=geometry.value_up(m, R), cocked=False)
+            for d, m, R, xy in zip(scene.dice, meshes, poses, spots)]
+    return dataclasses.replace(scene, dice=dice), roll

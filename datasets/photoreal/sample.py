@@ -154,8 +154,9 @@ def _n_weights() -> np.ndarray:
 
 def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, height: int,
                  fonts: tuple[str, ...] = (), n_dice: int | None = None,
-                 off_vertical: float | None = None, closeup: bool | None = None) -> Scene:
-    """closeup: one to three dice, each about a third of the frame high (None: one scene in five)."""
+                 off_vertical: float | None = None, closeup: bool | None = None, in_turn: bool = False) -> Scene:
+    """closeup: one to three dice, each about a third of the frame high (None: one scene in five).
+    in_turn: the dice are of `kinds` in turn (a given table of mixed dice) rather than drawn from them."""
     draw = rng.random() < 0.2
     closeup = draw if closeup is None else closeup
     if n_dice is not None:
@@ -172,8 +173,8 @@ def sample_scene(rng: np.random.Generator, kinds: Sequence[str], width: int, hei
     one_set = rng.random() < 0.4
     set_look = sample_look(rng, fonts)
     dice: list[Die] = []
-    for _ in range(n):
-        kind = str(rng.choice(list(kinds)))
+    for i in range(n):
+        kind = kinds[i % len(kinds)] if in_turn else str(rng.choice(list(kinds)))
         look = set_look if one_set else sample_look(rng, fonts)
         style = style_for(kind, look)
         mesh = geometry.build(kind, style)

@@ -535,22 +535,41 @@ class Stage:
 
     def die_mask(self, s: Scene) -> np.ndarray:
         """Coverage (uint8, 0-255) of the dice alone, as the camera sees them: for checking boxes."""
+        return self._dice_alone(s, ink=False)[..., 3]
+
+    def ink_and_cover(self, s: Scene) -> tuple[np.ndarray, np.ndarray]:
+        """Where the camera sees the dice's paint (numerals and pips: float32, 0-1) and the dice's coverage
+        (uint8, 0-255), each pixel of the frame: what `legibility.numeral_contrast` compares the picture by."""
+        px = self._dice_alone(s, ink=True)
+        return px[..., 2].astype(np.float32) / 255, px[..., 3]
+
+    def _dice_alone(self, s: Scene, ink: bool) -> np.ndarray:
+        """The dice alone on a transparent film (BGRA uint8): shaded as ever, or (ink) glowing white where
+        painted and black elsewhere, so that no light, gem or reflection changes where the paint is."""
         self.dress(s)
         hidden = [self.table, self.lamp, *self.walls, *(ob for pool in self.pools.values() for ob in pool)]
         was = [ob.hide_render for ob in hidden]
         r, cy = self.scene.render, self.scene.cycles
         keep = (r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising)
+        shaded = []
         try:
             for ob in hidden:
                 ob.hide_render = True
+            if ink:
+                for mat in self.die_mats[: len(s.dice)]:
+                    N, out = mat.node_tree.nodes, mat.node_tree.nodes["Material Output"].inputs["Surface"]
+                    shaded.append((mat, out.links[0].from_socket))
+                    mat.node_tree.links.new(N["ink_glow"].outputs["Emission"], out)
             r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = True, "RGBA", 4, False
             r.image_settings.file_format, r.image_settings.color_depth = "PNG", "8"
             path = self._tmp / "mask.png"
             r.filepath = str(path)
             with _quiet():
                 self.bpy.ops.render.render(write_still=True)
-            return cv2.imread(str(path), cv2.IMREAD_UNCHANGED)[..., 3]
+            return cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         finally:
+            for mat, src in shaded:
+                mat.node_tree.links.new(src, mat.node_tree.nodes["Material Output"].inputs["Surface"])
             for ob, h in zip(hidden, was):
                 ob.hide_render = h
             r.film_transparent, r.image_settings.color_mode, cy.samples, cy.use_denoising = keep
@@ -688,3 +707,6 @@ def _engrave(g: _Graph, body, uv, out) -> None:
     L.new(body.outputs["BSDF"], mixs.inputs[1])
     L.new(paint.outputs["BSDF"], mixs.inputs[2])
     L.new(mixs.outputs["Shader"], out.inputs["Surface"])
+    glow = N.new("ShaderNodeEmission")  # the paint alone, for Stage.ink_and_cover; linked only there
+    glow.name = "ink_glow"
+    L.new(ink.outputs["Color"], glow.inputs["Color"])

@@ -16,7 +16,7 @@ from dicecam.datasets import geometry as g  # noqa: E402
 from dicecam.datasets import scene as sc  # noqa: E402
 from dicecam.vision.crops import KINDS  # noqa: E402
 from dicecam.mechanics.dice import ImageRead, reading_order  # noqa: E402
-from dicecam.mechanics.errors import DicecamError  # noqa: E402
+from dicecam.mechanics.errors import DicecamError, LimitError  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +202,62 @@ def test_one_die_refuses_what_it_cannot_write_in_one_line(tmp_path, capsys):
     out = tmp_path / "rolls"
     for extra in (["--format", "yolo"], ["--clip"], ["--count", "0"], ["--kinds", "d7"]):
         assert main(["synth", "--one-die", "--out", str(out), "--quiet", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_table_of_mixed_dice_rolled_together_keeps_each_die_and_lands_them_apart_anew(gl):
+    rolls = list(sc.table_rolls(4, 10, 4, renderer=gl, width=480, height=360))
+    again = list(sc.table_rolls(4, 10, 2, renderer=gl, width=480, height=360))[1]
+    assert np.array_equal(rolls[1][0], again[0]), "roll i is the same picture for the same arguments"
+    kinds = [sorted(d.type.value for d in read.dice) for _, read in rolls]
+    every = sorted(["d4", "d6", "d8", "d10", "d00", "d12", "d20", "d4", "d6", "d8"])
+    assert sum(k == every for k in kinds) >= 3, "the kinds in turn: each there before any is twice"
+    colours = [sorted(d.colour for d in read.dice) for _, read in rolls if len(read.dice) == 10]
+    assert all(c == colours[0] for c in colours), "each die keeps its look"
+    places = [sorted((round(d.box[0]), round(d.box[1])) for d in read.dice) for _, read in rolls]
+    assert len({tuple(p) for p in places}) == 4, "every roll lands the dice somewhere else"
+
+
+def test_dice_rolled_anew_land_apart_in_the_middle_of_the_view():
+    rng = np.random.default_rng(0)
+    flat = lambda u, v: np.array([u / 4.0, v / 4.0, 0.0])  # noqa: E731 - a camera straight down, 4 px per mm
+    radii = [12.0, 11.0, 13.0, 12.5, 11.0, 12.0]
+    spots = sc.spread(rng, flat, radii, 640, 480, (0.15, 0.85))
+    for i, (p, r) in enumerate(zip(spots, radii)):
+        assert 0.15 * 160 <= p[0] <= 0.85 * 160 and 0.15 * 120 <= p[1] <= 0.85 * 120
+        assert all(np.linalg.norm(p - q) >= r + s for q, s in zip(spots[:i], radii[:i])), "no die touches another"
+    with pytest.raises(LimitError):
+        sc.spread(rng, flat, [40.0] * 12, 640, 480, (0.15, 0.85))
+
+
+def test_one_table_is_rolled_into_one_folder_that_the_teaching_bench_reads_as_a_table(tmp_path, capsys):
+    from dicecam.server.benchmarks.teach import _to_teach
+    from dicecam.server.cli import main
+    from dicecam.vision.evaluate import load_truth
+
+    out = tmp_path / "tables"
+    args = ["synth", "--one-table", "--out", str(out), "--count", "12", "--dice", "4", "--kinds", "d6,d8",
+            "--seed", "2", "--width", "320", "--height", "240", "--quiet"]
+    assert main(args) == 0
+    items = list(load_truth(out / "table-2"))
+    assert len(items) == 12 and all(i.path.is_file() for i in items)
+    assert all(sorted(d.kind.value for d in i.dice) == ["d6", "d6", "d8", "d8"] for i in items if len(i.dice) == 4)
+    assert _to_teach(items, 3, __import__("random").Random(0))[2] == "other photos of the table"
+    capsys.readouterr()
+    kept = (out / "table-2" / "reads.jsonl").stat().st_mtime_ns
+    assert main(args) == 0 and "kept" in capsys.readouterr().out
+    assert (out / "table-2" / "reads.jsonl").stat().st_mtime_ns == kept, "a whole table is kept, not rendered again"
+
+
+def test_one_table_refuses_what_it_cannot_write_in_one_line(tmp_path, capsys):
+    from dicecam.server.cli import main
+
+    out = tmp_path / "tables"
+    for extra in (["--format", "yolo"], ["--workers", "2"], ["--count", "0"], ["--dice", "0"], ["--dice", "17"],
+                  ["--kinds", "d7"], ["--one-die"]):
+        assert main(["synth", "--one-table", "--out", str(out), "--quiet", *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
