@@ -45,17 +45,6 @@ def luminance(c) -> float:
     return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
 
 
-# How much of a die's surface each of its colours covers, by material (body, body2, body3): what its paint
-# has to stand out from. A swirl's second colour covers as much as its first.
-COVER = {"swirl2": (0.5, 0.5, 0.0), "swirl3": (0.34, 0.33, 0.33), "pearl": (0.6, 0.4, 0.0), "speckled": (0.85, 0.15, 0.0)}
-
-
-def shown_luminance(material: str, body, body2, body3) -> float:
-    """The luminance of the die's surface as a whole, its colours mixed as the material shows them."""
-    w = COVER.get(material, (1.0, 0.0, 0.0))
-    return float(sum(wi * luminance(c) for wi, c in zip(w, (body, body2, body3))))
-
-
 @dataclass(frozen=True)
 class Look:
     colour: str  # label: dominant body colour name
@@ -132,7 +121,7 @@ def sample_look(rng: np.random.Generator, fonts: tuple[str, ...], colours: tuple
         body = body2 = body3 = _jitter(rgb, rng, 0.05)
         roughness = float(rng.uniform(0.15, 0.4))
         coat = 0.0
-    lum = shown_luminance(material, body, body2, body3)
+    lum = luminance(body)
     if material == "metal":
         paint = "black" if lum > 0.3 else str(rng.choice(["white", "gold", "silver"]))
     elif material == "gem":
