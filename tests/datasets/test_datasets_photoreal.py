@@ -276,7 +276,6 @@ def test_numerals_stand_out_from_the_body():
         assert abs(np.log(ratio)) >= 1.3, (lk.material, lk.colour, lk.paint)
 
 
-
 def test_a_bold_face_has_a_dice_makers_strokes_and_an_outline_thickens_them():
     bold = next(f for f in fonts.system_fonts() if f.endswith("LiberationSans-Bold.ttf"))  # bundled
     assert fonts.stroke_ratio(bold) >= fonts.MIN_STROKE
