@@ -38,3 +38,16 @@ def numeral_contrast(img: np.ndarray, ink: np.ndarray, cover: np.ndarray) -> flo
         return None
     local_body = num[ok] / den[ok]
     return float(np.median(np.abs(grey[ok] - local_body)))
+
+
+def every_die_legible(img: np.ndarray, ink: np.ndarray, cover: np.ndarray, boxes) -> bool:
+    """Every die's numerals stand out (`numeral_contrast` at least LEGIBLE, or too little paint in view to say),
+    each judged within its own box (x1, y1, x2, y2): on a table of ten, one die nobody can read is one too many."""
+    h, w = img.shape[:2]
+    for box in boxes:
+        x1, y1 = (min(max(0, int(v)), lim) for v, lim in zip(box[:2], (w, h)))
+        x2, y2 = (min(max(0, int(np.ceil(v))), lim) for v, lim in zip(box[2:], (w, h)))
+        contrast = numeral_contrast(img[y1:y2, x1:x2], ink[y1:y2, x1:x2], cover[y1:y2, x1:x2])
+        if contrast is not None and contrast < LEGIBLE:
+            return False
+    return True

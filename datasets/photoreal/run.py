@@ -16,7 +16,7 @@ from .. import geometry
 from ..scene import DIE_RADIUS, ONE_DIE_SPREAD, TABLE_SPREAD, check_size, parse_kinds, spread, table_kinds
 from . import INSTALL_HINT, bpy_available
 from .fonts import system_fonts
-from .legibility import LEGIBLE, numeral_contrast
+from .legibility import every_die_legible
 from .sample import Scene, die_box, sample_scene, truth
 from .stage import Stage
 
@@ -122,9 +122,9 @@ def _filmable(st: Stage, scene: Scene) -> bool:
 
 
 def legible(st: Stage, scene: Scene) -> bool:
-    """The scene's dice's paint stands out from their bodies in its picture (or too little is in view to say)."""
-    contrast = numeral_contrast(st.render(scene), *st.ink_and_cover(scene))
-    return contrast is None or contrast >= LEGIBLE
+    """Every die's paint stands out from its body in the scene's picture (`legibility.every_die_legible`)."""
+    boxes = [die_box(scene, d, st.hull(d.kind, d.style)) for d in scene.dice]
+    return every_die_legible(st.render(scene), *st.ink_and_cover(scene), [b for b in boxes if b is not None])
 
 
 def rolled(scene: Scene, seed: int, i: int) -> tuple[Scene, np.random.Generator]:

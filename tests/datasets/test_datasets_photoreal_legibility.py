@@ -9,7 +9,7 @@ import pytest
 
 from dicecam.datasets.photoreal import bpy_problem, fonts, looks
 from dicecam.datasets.photoreal import sample as ps
-from dicecam.datasets.photoreal.legibility import LEGIBLE, numeral_contrast
+from dicecam.datasets.photoreal.legibility import LEGIBLE, every_die_legible, numeral_contrast
 
 needs_bpy = pytest.mark.skipif(bpy_problem() is not None, reason=bpy_problem() or "")
 
@@ -37,6 +37,16 @@ def test_the_body_is_judged_around_each_numeral_not_across_the_whole_die():
     img, ink, cover = _die(body=40, paint=200)
     img[(cover > 0) & (np.arange(120)[None, :] > 100)] = 220  # a pale swirl far from the numeral
     assert numeral_contrast(img, ink, cover) > 0.5
+
+
+def test_a_table_is_legible_only_when_every_die_on_it_is():
+    clear, faint = _die(body=20, paint=235), _die(body=20, paint=30)
+    table = [np.hstack([a, b]) for a, b in zip(clear, faint)]
+    left, right = (0, 0, 120, 120), (120, 0, 240, 120)
+    assert every_die_legible(*table, [left])
+    assert not every_die_legible(*table, [left, right]), "the faint die on the right"
+    assert every_die_legible(*table, []), "no die in view: nothing to judge"
+    assert numeral_contrast(*table) > LEGIBLE, "judged as a whole, the clear die hides the faint one"
 
 
 def test_a_die_with_no_paint_in_view_cannot_be_judged():
