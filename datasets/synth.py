@@ -14,6 +14,7 @@ import json
 import multiprocessing as mp
 import os
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -200,8 +201,7 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     writer.close()
     dt = time.perf_counter() - t0
     summary = Summary(str(out.resolve()), fmt, writer.count, writer.dice, round(dt, 3), round(writer.count / max(dt, 1e-9), 2), clips)
-    (out / "summary.json").write_text(json.dumps({**asdict(summary), "classes": list(KINDS), "seed": seed,
-                                                  "kinds": list(ks), "renderer": renderer}, indent=1) + "\n")
+    _describe(out, summary, seed=seed, kinds=list(ks), renderer=renderer)
     return summary
 
 
@@ -218,8 +218,7 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
     ks = parse_kinds(kinds)
     out = _ready(out, renderer, device)
     done = []
-    gl = Renderer() if renderer == "gl" else None
-    try:
+    with _gl_renderer(renderer) as gl:
         for kind in ks:
             folder = out / f"{kind}-{seed}"
             if (folder / "summary.json").is_file():
@@ -236,9 +235,6 @@ def generate_rolls(out: Path, rolls_per_face: int, seed: int, kinds: Sequence[st
             _describe(folder, summary, seed=seed, die_seed=die_seed, kinds=[kind], renderer=renderer, one_die=True,
                       rolls_per_face=rolls_per_face)
             done.append(summary)
-    finally:
-        if gl is not None:
-            gl.close()
     return done
 
 
@@ -257,8 +253,7 @@ def generate_table(out: Path, rolls: int, seed: int, kinds: Sequence[str] | None
     folder = out / f"table-{seed}"
     if (folder / "summary.json").is_file():
         return None
-    gl = Renderer() if renderer == "gl" else None
-    try:
+    with _gl_renderer(renderer) as gl:
         if gl is not None:
             frames = table_rolls(seed, n_dice, rolls, renderer=gl, kinds=kinds, width=width, height=height)
         else:
@@ -266,11 +261,13 @@ def generate_table(out: Path, rolls: int, seed: int, kinds: Sequence[str] | None
 
             frames = photoreal_table(seed, n_dice, rolls, kinds=kinds, width=width, height=height, device=device)
         summary = _write_rolls(folder, frames, rolls, f"t{seed}", "table", progress)
-    finally:
-        if gl is not None:
-            gl.close()
     _describe(folder, summary, seed=seed, kinds=chosen, renderer=renderer, table=True, rolls=rolls)
     return summary
+
+
+def _gl_renderer(renderer: str):
+    """An open OpenGL renderer for renderer "gl", closed on leaving; nothing for the photoreal one."""
+    return Renderer() if renderer == "gl" else nullcontext()
 
 
 def _write_rolls(folder: Path, frames, total: int, prefix: str, desc: str, progress: bool) -> Summary:

@@ -63,12 +63,11 @@ def stroke_ratio(path: str, weight: float = 0.0, px: int = 160) -> float:
     """The font's digits' stroke width over their height, drawn `px` tall with an outline of weight * px added
     (as `faces.glyph_image` draws them): the median of twice the distance from the strokes' ridges to their edges."""
     import cv2
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
-    try:
-        font = ImageFont.truetype(path, px)
-    except OSError:
-        font = ImageFont.load_default(size=px)
+    from .faces import _font  # the glyphs' own loader: the same fallback for a font that will not load
+
+    font = _font(path, px)
     stroke = int(round(weight * px))
     widths = []
     for ch in "0123456789":
