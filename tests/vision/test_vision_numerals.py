@@ -241,3 +241,21 @@ def test_a_windows_place_is_where_the_reader_cut_it():
         assert np.abs(every.astype(np.float32) - alone).mean(axis=(1, 2, 3)).argmin() == k
     with pytest.raises(IndexError):
         window_place(looks, len(every))
+
+
+def test_many_windows_are_read_in_batches_as_they_would_be_read_whole():
+    from dicecam.vision.numerals import BATCH, TextRecogniser, recogniser_file
+
+    recogniser = TextRecogniser.load(path=recogniser_file(models_dir()))
+    windows = np.concatenate([die_windows(drawn_die(str(v)), BOX[0], FALLBACK) for v in (17, 4, 12)])
+    assert len(windows) > BATCH, "more windows than one batch"
+    whole = narrowed_whole(recogniser, windows)
+    np.testing.assert_allclose(recogniser(windows), whole, atol=1e-4)
+    assert recogniser(windows[:0]).shape[0] == 0
+
+
+def narrowed_whole(recogniser, windows: np.ndarray) -> np.ndarray:
+    """The recogniser's scores of every window in one batch."""
+    from dicecam.vision.numerals import narrowed, network_input
+
+    return narrowed(recogniser.session(network_input(windows))[0], recogniser.columns)
