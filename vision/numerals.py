@@ -247,7 +247,7 @@ def die_windows(frame: np.ndarray, box, looks, width: int = WINDOW_WIDTH, height
 
 
 class NumeralReader:
-    """Reads every die's numeral evidence from a frame: windows, one recogniser batch, CTC scores."""
+    """Reads every die's numeral evidence from a frame: windows, the recogniser (in batches of BATCH), CTC scores."""
 
     def __init__(self, recogniser, source: str = "custom") -> None:
         self.recogniser = recogniser
