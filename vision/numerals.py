@@ -58,7 +58,7 @@ ANGLES = tuple(range(0, 360, 30))
 WORK_SIDE = 96
 # Windows are read this many at a time: a frame of ten dice has about 360, and the recogniser reads them 15-20 %
 # faster in batches of about a hundred than in one (their activations stay in the cache; both runtimes, measured on
-# the 2-core machine of the twentieth stop: 360 windows 78-84 ms whole, 63-70 ms in fours of 90).
+# the 2-core machine of the twentieth stop: 360 windows 78-84 ms whole, 63-70 ms in four batches of 90).
 BATCH = 96
 # Windows are square: wider ones read more of a d00's "40" but let a d20's neighbours in (measured on
 # lurig-d20-values' training runs: 86 % at 48 px wide, 69 % at 72, 49 % at 96).
