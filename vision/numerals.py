@@ -142,8 +142,12 @@ class TextRecogniser:
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
         if len(windows) <= BATCH:
-            return narrowed(self.session(network_input(windows))[0], self.columns)
-        return np.concatenate([self(windows[i:i + BATCH]) for i in range(0, len(windows), BATCH)])
+            return self.read_batch(windows)
+        return np.concatenate([self.read_batch(windows[i:i + BATCH]) for i in range(0, len(windows), BATCH)])
+
+    def read_batch(self, windows: np.ndarray) -> np.ndarray:
+        """The windows in one call of the network, however many (`__call__` reads them BATCH at a time)."""
+        return narrowed(self.session(network_input(windows))[0], self.columns)
 
 
 def network_input(windows: np.ndarray) -> np.ndarray:

@@ -45,8 +45,8 @@ def every_die_legible(img: np.ndarray, ink: np.ndarray, cover: np.ndarray, boxes
     each judged within its own box (x1, y1, x2, y2): on a table of ten, one die nobody can read is one too many."""
     h, w = img.shape[:2]
     for box in boxes:
-        x1, y1 = (min(max(0, int(v)), lim) for v, lim in zip(box[:2], (w, h)))
-        x2, y2 = (min(max(0, int(np.ceil(v))), lim) for v, lim in zip(box[2:], (w, h)))
+        corners = np.r_[np.floor(np.asarray(box[:2], float)), np.ceil(np.asarray(box[2:], float))]
+        x1, y1, x2, y2 = np.clip(corners, 0, [w, h, w, h]).astype(int)
         contrast = numeral_contrast(img[y1:y2, x1:x2], ink[y1:y2, x1:x2], cover[y1:y2, x1:x2])
         if contrast is not None and contrast < LEGIBLE:
             return False

@@ -19,7 +19,7 @@ from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.marks import NINE, SIX, UNSEEN
 from dicecam.vision.numerals import (ANGLES, BATCH, FALLBACK, SIX_NEAR, SIX_READ, Look, NumeralReader,
                                      TextRecogniser, die_windows, face_spellings, finder_looks, mark_beside_six,
-                                     marks_decide, marks_seen, narrowed, network_input, recogniser_file, window_place)
+                                     marks_decide, marks_seen, recogniser_file, window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -243,14 +243,8 @@ def test_a_windows_place_is_where_the_reader_cut_it():
         window_place(looks, len(every))
 
 
-
-def read_whole(recogniser: TextRecogniser, windows: np.ndarray) -> np.ndarray:
-    """The recogniser's scores of every window in one batch, as it read them before batches."""
-    return narrowed(recogniser.session(network_input(windows))[0], recogniser.columns)
-
-
 def test_many_windows_are_read_in_batches_as_they_would_be_read_whole():
     recogniser = TextRecogniser.load(path=recogniser_file(models_dir()))
     windows = np.concatenate([die_windows(drawn_die(str(v)), BOX[0], FALLBACK) for v in (17, 4, 12)])
     assert len(windows) > BATCH, "more windows than one batch"
-    np.testing.assert_allclose(recogniser(windows), read_whole(recogniser, windows), atol=1e-4)
+    np.testing.assert_allclose(recogniser(windows), recogniser.read_batch(windows), atol=1e-4)
