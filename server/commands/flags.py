@@ -96,3 +96,19 @@ def read_text_file(path: str) -> str:
 def add_memory_flag(p) -> None:
     p.add_argument("--memory", metavar="DIR",
                    help="the dice memory's folder (default: the data folder's memory/; 'none': the general reader alone)")
+
+
+def add_camera_size_flag(p) -> None:
+    p.add_argument("--camera-size", metavar="WxH",
+                   help="what to ask a camera for: WIDTHxHEIGHT, or 'native' for what it sends unasked (default "
+                   "1920x1080; it answers with the nearest size it has). Bigger dice in the picture are read better")
+
+
+def camera_size(args) -> dict:
+    """open_source's `camera_size` from --camera-size: nothing when the flag is not given (open_source's default);
+    a bad size is one clear line."""
+    if getattr(args, "camera_size", None) is None:
+        return {}
+    from dicecam.vision.sources import parse_camera_size
+
+    return {"camera_size": parse_camera_size(args.camera_size)}

@@ -16,6 +16,9 @@ from urllib.parse import quote
 
 from dicecam.mechanics.errors import DicecamError, first_problem, parse_int
 
+from .flags import add_camera_size_flag, camera_size
+
+
 def register(subparsers) -> None:
     """Add this module's subcommands; see server/cli.py for the contract."""
     p = subparsers.add_parser(
@@ -33,6 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="a host name the server may be reached by, e.g. dicecam.lan (repeatable; "
                    "loopback names and IP addresses need none)")
+    add_camera_size_flag(p)
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--data", metavar="DIR", help="folder for the roll history and corrections (default ~/.local/share/dicecam)")
     p.add_argument("--token", help="token needed for changes; generated and printed when --host is not loopback")
@@ -59,8 +63,9 @@ def _options(pairs: list[str]) -> dict:
     return out
 
 
-def build_live(source_spec: str, system: str, options: dict, notices: list[str], say=print):
-    """(pipeline, reader, camera note) — each None when it cannot be built, with the reason in notices."""
+def build_live(source_spec: str, system: str, options: dict, notices: list[str], say=print, camera: dict | None = None):
+    """(pipeline, reader, camera note) — each None when it cannot be built, with the reason in notices. `camera`:
+    open_source's keywords for a camera (`flags.camera_size`)."""
     try:
         from dicecam.vision.read import Reader
 
@@ -80,7 +85,7 @@ def build_live(source_spec: str, system: str, options: dict, notices: list[str],
     try:
         if is_camera(source_spec):
             probe_camera(source_spec)  # open_source opens lazily: probe now so a missing camera falls back
-        source = open_source(source_spec)
+        source = open_source(source_spec, **(camera or {}))
     except Exception as e:
         if not is_camera(source_spec):
             notices.append(f"Cannot open {source_spec}: {e}")
@@ -191,6 +196,7 @@ def run(args) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     settings = settings_from_args(args, say)
+    camera = camera_size(args)
 
     from ..rulebook import load_rules
 
@@ -220,7 +226,7 @@ def run(args) -> int:
 
     _check_port(settings.host, settings.port)
     notices: list[str] = []
-    pipeline, reader, note = build_live(args.source, settings.system, settings.options, notices, say)
+    pipeline, reader, note = build_live(args.source, settings.system, settings.options, notices, say, camera)
 
     import uvicorn
 

@@ -15,7 +15,7 @@ import sys
 
 from dicecam.mechanics.errors import DicecamError, LimitError, first_problem
 
-from .flags import add_memory_flag, add_option_flags, options_from_args
+from .flags import add_camera_size_flag, add_memory_flag, add_option_flags, camera_size, options_from_args
 
 
 def register(subparsers) -> None:
@@ -37,6 +37,7 @@ def register(subparsers) -> None:
     g.add_argument("--loop", action="store_true", help="the demo clip: play it again and again (default: once)")
     g.add_argument("--max-rolls", type=int, metavar="N", help="stop after N rolls")
     g.add_argument("--backend", default="auto", help="onnxruntime, openvino or auto (default)")
+    add_camera_size_flag(g)
     add_memory_flag(g)
     add_option_flags(p, odds=False)
     p.set_defaults(handler=run)
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_rolls is not None and args.max_rolls < 1:
         raise LimitError(f"--max-rolls must be at least 1, got {args.max_rolls}")
     settings = _settings(args)
+    camera = camera_size(args)
 
     from dicecam.vision.pipeline import Pipeline
     from dicecam.vision.read import Reader
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             probe_camera(args.source)
         except DicecamError as e:
             raise DicecamError(f"no camera at {args.source}: {e} (try --source demo, a video file or a folder of frames)") from None
-    source = open_source(args.source, realtime=not args.fast, loop_demo=args.loop)
+    source = open_source(args.source, realtime=not args.fast, loop_demo=args.loop, **camera)
     try:
         reader = Reader.load(backend=args.backend)
     except DicecamError:

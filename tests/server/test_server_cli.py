@@ -45,6 +45,8 @@ def test_the_number_of_roll_pictures_kept_is_a_serve_flag():
         (["--token", "short"], "token"),
         (["--system", "no-such-system"], "unknown system"),
         (["--webhook", "ftp://x"], "http"),
+        (["--camera-size", "1280by720"], "WIDTHxHEIGHT"),
+        (["--camera-size", "64x48"], "each side from 160"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(tmp_path, argv, words):

@@ -66,6 +66,7 @@ def test_system_options_reach_the_verdict(capsys):
     (["--source", "demo", "--settle-frames", "0"], "--settle-frames"),
     (["--source", "demo", "--max-rolls", "0"], "--max-rolls"),
     (["--source", "demo", "--system", "contingency", "--target", "99"], "target"),
+    (["--source", "0", "--camera-size", "1920x99999"], "camera size"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(args, says):
     r = watch(*args)

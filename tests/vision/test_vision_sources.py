@@ -1,4 +1,5 @@
-"""Frame sources and OpenCV's logging: silenced only while a capture is open, never by an import."""
+"""Frame sources: what a camera is asked for, and OpenCV's logging: silenced only while a capture is open, never by
+an import."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import sys
 
 import cv2
 import numpy as np
+import pytest
 
-from dicecam.vision.sources import memory_source, open_source
+from dicecam.vision.sources import CAMERA_SIZE, SourceError, memory_source, open_source, parse_camera_size
 
 
 def _frames(n: int) -> list[np.ndarray]:
@@ -53,3 +55,68 @@ def test_a_video_that_cannot_be_read_is_refused_and_leaves_the_logging_as_it_was
     else:
         raise AssertionError("a broken video was accepted")
     assert cv2.utils.logging.getLogLevel() == before
+
+
+class AskedCapture:
+    """A camera that is always there and writes down what it is asked (`asked`, shared by every capture)."""
+
+    asked: list[tuple[int, float]] = []
+
+    def __init__(self, target) -> None:
+        self.target = target
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        AskedCapture.asked.append((prop, value))
+        return True
+
+    def get(self, prop: int) -> float:
+        return 30.0
+
+    def read(self):
+        return True, np.zeros((8, 8, 3), np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    monkeypatch.setattr(cv2, "VideoCapture", AskedCapture)
+    AskedCapture.asked = []
+    return AskedCapture.asked
+
+
+def _size(asked) -> tuple[float, float]:
+    given = dict(asked)
+    return given[cv2.CAP_PROP_FRAME_WIDTH], given[cv2.CAP_PROP_FRAME_HEIGHT]
+
+
+def test_a_camera_is_asked_for_1080p_in_mjpg_unless_told_otherwise(asked):
+    open_source("0").opener()
+    assert CAMERA_SIZE == (1920, 1080) and _size(asked) == CAMERA_SIZE
+    assert dict(asked)[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
+    asked.clear()
+    open_source("/dev/video2", camera_size=(1280, 720)).opener()
+    assert _size(asked) == (1280, 720)
+    asked.clear()
+    open_source("0", camera_size=None).opener()  # 'native': whatever it sends unasked
+    assert asked == []
+
+
+def test_a_video_file_is_played_as_it_was_recorded(asked, tmp_path):
+    clip = tmp_path / "roll.mp4"
+    clip.write_bytes(b"the fake capture reads anything")
+    open_source(str(clip)).opener()
+    assert asked == []
+
+
+def test_a_camera_size_is_width_x_height_within_what_a_table_camera_sends():
+    assert parse_camera_size("1280x720") == (1280, 720) and parse_camera_size(" 640X480 ") == (640, 480)
+    assert parse_camera_size("native") is None
+    for bad, words in (("1280", "WIDTHxHEIGHT"), ("x720", "WIDTHxHEIGHT"), ("-5x10", "WIDTHxHEIGHT"),
+                       ("100x100", "from 160"), ("4096x2160", "to 2000")):
+        with pytest.raises(SourceError, match=words):
+            parse_camera_size(bad)
