@@ -29,10 +29,12 @@ from .labels import IMAGE_EXTS
 MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
 # What a camera is asked for; it answers with the nearest size it has. Unasked, webcams send 640x480, where dice
 # on a table are a few tens of pixels across, and dice that small are read far worse: lurig-d20-values' training
-# photos shrunk so their d20 is 54 px wide read 78.9 % right, 39 px 57.0 %, against 88.3 % at 109 px (sure 16 and 9
-# dice of 265, against 47; models/MODEL_CARD.md, forty-sixth stop). 1080p gives the same table's dice 2.25 times the
-# pixels. MJPG, because most USB cameras send uncompressed 1080p at a few frames a second only.
-CAMERA_SIZE = (1920, 1080)
+# photos shrunk so their d20 is 54 px wide read 78.9 % right, 39 px 57.0 %, against 84.5 % at 76 px and 88.3 % at
+# 109 px (models/MODEL_CARD.md, forty-sixth stop). 720p gives the same table's dice 1.5 times the pixels of 480 lines;
+# 1080p would give 2.25 times, but decoding it costs a still table 13.8 % of a core against 6.8 % (`dicecam bench
+# --live`; the live pipeline's goal is 10 %): ask for it with --camera-size where the machine has cores to spare.
+# MJPG, because most USB cameras send uncompressed 720p and 1080p at a few frames a second only.
+CAMERA_SIZE = (1280, 720)
 MIN_CAMERA_SIDE = 160
 
 StatusFn = Callable[[dict], None]

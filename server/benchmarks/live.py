@@ -242,7 +242,7 @@ def bench_live(quick: bool = False) -> list[dict]:
     reader = shipped.watching()  # the live pipeline's reader learns the demo clip's camera as it reads
     rows = [gate_rate(frames), max_rate(frames, reader), sustained(frames, reader, 10 if quick else 30)]
     rows += idle_cpu(frames, reader, 3 if quick else 10)
-    # A camera asked for 1080p (vision/sources.CAMERA_SIZE): the same clip at that size, watched afresh.
+    # A camera as it is asked (vision/sources.CAMERA_SIZE): the same clip at that size, watched afresh.
     hd = [cv2.resize(f, CAMERA_SIZE, interpolation=cv2.INTER_LINEAR) for f in frames]
     rows.append(sustained(hd, shipped.watching(), 10 if quick else 30))
     rows += idle_cpu(hd, shipped.watching(), 3 if quick else 10, from_memory=False)

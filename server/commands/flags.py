@@ -101,7 +101,7 @@ def add_memory_flag(p) -> None:
 def add_camera_size_flag(p) -> None:
     p.add_argument("--camera-size", metavar="WxH",
                    help="what to ask a camera for: WIDTHxHEIGHT, or 'native' for what it sends unasked (default "
-                   "1920x1080; it answers with the nearest size it has). Bigger dice in the picture are read better")
+                   "1280x720; it answers with the nearest size it has). Bigger dice in the picture are read better")
 
 
 def camera_size(args) -> dict:

@@ -94,13 +94,13 @@ def _size(asked) -> tuple[float, float]:
     return given[cv2.CAP_PROP_FRAME_WIDTH], given[cv2.CAP_PROP_FRAME_HEIGHT]
 
 
-def test_a_camera_is_asked_for_1080p_in_mjpg_unless_told_otherwise(asked):
+def test_a_camera_is_asked_for_720p_in_mjpg_unless_told_otherwise(asked):
     open_source("0").opener()
-    assert CAMERA_SIZE == (1920, 1080) and _size(asked) == CAMERA_SIZE
+    assert CAMERA_SIZE == (1280, 720) and _size(asked) == CAMERA_SIZE
     assert dict(asked)[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
     asked.clear()
-    open_source("/dev/video2", camera_size=(1280, 720)).opener()
-    assert _size(asked) == (1280, 720)
+    open_source("/dev/video2", camera_size=(1920, 1080)).opener()
+    assert _size(asked) == (1920, 1080)
     asked.clear()
     open_source("0", camera_size=None).opener()  # 'native': whatever it sends unasked
     assert asked == []
