@@ -173,3 +173,11 @@ def test_allowed_host_option(tmp_path):
     s = cli_serve.settings_from_args(parse("--allowed-host", "dice.lan", "--allowed-host", "obs.lan",
                                            "--data", str(tmp_path)))
     assert s.allowed_hosts == ["dice.lan", "obs.lan"]
+
+
+def test_the_camera_size_help_names_the_size_a_camera_is_asked_for():
+    from dicecam.vision.sources import CAMERA_SIZE
+
+    r = subprocess.run([sys.executable, "-m", "dicecam.server.cli", "serve", "--help"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and "default {}x{}".format(*CAMERA_SIZE) in " ".join(r.stdout.split())
