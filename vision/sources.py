@@ -28,9 +28,10 @@ from .labels import IMAGE_EXTS
 
 MAX_SIDE = 2000  # frames larger than this are junk for a table camera (and too slow)
 # What a camera is asked for; it answers with the nearest size it has. Unasked, webcams send 640x480, where dice
-# on a table are a few tens of pixels across, and dice that small are read far worse: lurig-d20-values' training
-# photos shrunk so their d20 is 54 px wide read 78.9 % right, 39 px 57.0 %, against 84.5 % at 76 px and 88.3 % at
-# 109 px (models/MODEL_CARD.md, forty-sixth stop). 720p gives the same table's dice 1.5 times the pixels of 480 lines;
+# on a table are a few tens of pixels across, and dice that small are read far worse. 720p gives the same view's dice
+# 1.5 times the pixels of 480 lines: lurig-d20-values' training photos set in camera frames so that their d20 is 36,
+# 48 or 64 px at 480 lines, read by the whole reader, 42.7 / 64.3 / 74.9 % right at 640x480 and 75.4 / 82.4 / 82.9 % at
+# 1280x720, found alike though the detector sees a 16:9 frame smaller (models/MODEL_CARD.md, forty-sixth stop).
 # 1080p would give 2.25 times, but decoding it costs a still table 13.8 % of a core against 6.8 % (`dicecam bench
 # --live`; the live pipeline's goal is 10 %): ask for it with --camera-size where the machine has cores to spare.
 # MJPG, because most USB cameras send uncompressed 720p and 1080p at a few frames a second only.
