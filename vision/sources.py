@@ -253,7 +253,13 @@ def _capture_reader(target, finite: bool, loop: bool = False, size: tuple[int, i
         cap = cv2.VideoCapture(target)
         if not cap.isOpened():
             raise SourceError(f"cannot open {target!r}")
-        ask_size(cap, size)
+        if size is not None:
+            ask_size(cap, size)
+            if not cap.read()[0]:  # a camera that cannot send what it was asked: opened again, asked nothing
+                cap.release()
+                cap = cv2.VideoCapture(target)
+                if not cap.isOpened():
+                    raise SourceError(f"cannot open {target!r}")
 
         def read():
             ok, frame = cap.read()

@@ -120,3 +120,29 @@ def test_a_camera_size_is_width_x_height_within_what_a_table_camera_sends():
                        ("100x100", "from 160"), ("4096x2160", "to 2000")):
         with pytest.raises(SourceError, match=words):
             parse_camera_size(bad)
+
+
+class RefusingCapture(AskedCapture):
+    """A camera that sends nothing once asked for a size it cannot send (some drivers take MJPG and then stall)."""
+
+    opened = 0
+
+    def __init__(self, target) -> None:
+        super().__init__(target)
+        RefusingCapture.opened += 1
+        self.was_asked = False
+
+    def set(self, prop: int, value: float) -> bool:
+        self.was_asked = True
+        return super().set(prop, value)
+
+    def read(self):
+        return (False, None) if self.was_asked else super().read()
+
+
+def test_a_camera_that_cannot_send_the_asked_size_is_opened_again_as_it_was(monkeypatch):
+    monkeypatch.setattr(cv2, "VideoCapture", RefusingCapture)
+    RefusingCapture.opened = 0
+    read = open_source("0").opener()
+    frame = read()
+    assert frame is not None and frame.shape == (8, 8, 3) and RefusingCapture.opened == 2
