@@ -236,10 +236,8 @@ def parse_camera_size(text: str) -> tuple[int, int] | None:
     return size
 
 
-def ask_size(cap, size: tuple[int, int] | None) -> None:
-    """Ask an open camera for `size` (MJPG, so that it can send it at its full frame rate); None asks nothing."""
-    if size is None:
-        return
+def ask_size(cap, size: tuple[int, int]) -> None:
+    """Ask an open camera for `size` (MJPG, so that it can send it at its full frame rate)."""
     cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
     cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
     cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
@@ -248,7 +246,7 @@ def ask_size(cap, size: tuple[int, int] | None) -> None:
 def _capture_reader(target, finite: bool, loop: bool = False, size: tuple[int, int] | None = None):
     """Frames through OpenCV. At the end of a file: StopIteration when `finite`; when `loop`, rewind
     and go on (the demo clip, never reported as lost); a live camera returns None at a glitch. `size`: what
-    a camera is asked for (`ask_size`)."""
+    a camera is asked for (`ask_size`); None asks nothing."""
     def open_():
         cap = cv2.VideoCapture(target)
         if not cap.isOpened():
