@@ -247,17 +247,19 @@ def _capture_reader(target, finite: bool, loop: bool = False, size: tuple[int, i
     """Frames through OpenCV. At the end of a file: StopIteration when `finite`; when `loop`, rewind
     and go on (the demo clip, never reported as lost); a live camera returns None at a glitch. `size`: what
     a camera is asked for (`ask_size`); None asks nothing."""
-    def open_():
+    def capture():
         cap = cv2.VideoCapture(target)
         if not cap.isOpened():
             raise SourceError(f"cannot open {target!r}")
+        return cap
+
+    def open_():
+        cap = capture()
         if size is not None:
             ask_size(cap, size)
             if not cap.read()[0]:  # a camera that cannot send what it was asked: opened again, asked nothing
                 cap.release()
-                cap = cv2.VideoCapture(target)
-                if not cap.isOpened():
-                    raise SourceError(f"cannot open {target!r}")
+                cap = capture()
 
         def read():
             ok, frame = cap.read()

@@ -248,3 +248,4 @@ def test_many_windows_are_read_in_batches_as_they_would_be_read_whole():
     windows = np.concatenate([die_windows(drawn_die(str(v)), BOX[0], FALLBACK) for v in (17, 4, 12)])
     assert len(windows) > BATCH, "more windows than one batch"
     np.testing.assert_allclose(recogniser(windows), recogniser.read_batch(windows), atol=1e-4)
+    assert recogniser(windows[:0]).shape[0] == 0
