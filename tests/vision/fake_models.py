@@ -57,6 +57,6 @@ def d20_reader(scores_of, crop_size: int = 16):
                 np.full((n, 1), -5.0, np.float32), feats]
 
     reader = Reader(detector, faces, crop_size=crop_size, model_id="fake")
-    reader.numerals = lambda frame, boxes, looks: NumeralEvidence(  # noqa: E731
+    reader.numerals = lambda frame, boxes, looks, d4_axes=None: NumeralEvidence(  # noqa: E731
         np.repeat(scores_of(frame)[None], len(boxes), 0), np.zeros(len(boxes)))
     return reader

@@ -17,9 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.marks import NINE, SIX, UNSEEN
-from dicecam.vision.numerals import (ANGLES, BATCH, FALLBACK, SIX_NEAR, SIX_READ, Look, NumeralReader,
-                                     TextRecogniser, die_windows, face_spellings, finder_looks, mark_beside_six,
-                                     marks_decide, marks_seen, recogniser_file, window_place)
+from dicecam.vision.numerals import (ANGLES, BATCH, D4_ACROSS, D4_ALONG, FALLBACK, SIX_NEAR, SIX_READ, Look,
+                                     NumeralReader, TextRecogniser, d4_axis, die_windows, face_spellings, finder_looks,
+                                     mark_beside_six, marks_decide, marks_seen, recogniser_file, window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -50,6 +50,19 @@ def drawn_die(text: str, turned: float = 0.0, dot_before_top: bool = False) -> n
     img = np.ascontiguousarray(np.asarray(canvas)[:, :, ::-1])
     m = cv2.getRotationMatrix2D((120, 120), -turned, 1.0)
     return cv2.warpAffine(img, m, (240, 240), borderMode=cv2.BORDER_REPLICATE)
+
+
+def drawn_d4(numerals: list[tuple[str, float, tuple[int, int]]]) -> np.ndarray:
+    """A blue d4 seen from the side (its top vertex up) on green cloth, with each (text, clockwise turn, centre)
+    numeral drawn in white."""
+    canvas = Image.new("RGB", (240, 240), (60, 120, 60))
+    ImageDraw.Draw(canvas).polygon([(120, 50), (44, 182), (196, 182)], fill=(40, 40, 150))
+    font = ImageFont.truetype(str(FONT), 34)
+    for text, turned, (x, y) in numerals:
+        glyph = Image.new("L", (68, 68), 0)
+        ImageDraw.Draw(glyph).text((34, 34), text, font=font, fill=255, anchor="mm")
+        canvas.paste((255, 255, 255), (x - 34, y - 34), glyph.rotate(-turned, resample=Image.BICUBIC))
+    return np.ascontiguousarray(np.asarray(canvas)[:, :, ::-1])
 
 
 def kinds(**p: float) -> np.ndarray:
@@ -172,6 +185,29 @@ def test_the_finders_point_is_one_of_the_places_looked_at():
     centre, up, finder = finder_looks(np.array([0.1, -0.2, 1.0, 0.0, 0.5]))
     assert centre.centres == ((0.0, 0.0),)
     assert finder.centres[0] == pytest.approx((0.1 * 1.3, -0.2 * 1.3))
+
+
+def test_a_d4s_faces_are_read_up_and_down_the_line_of_the_finders_numeral_turned_about_as_it_is():
+    turned_right = np.array([0.1, -0.1, 0.0, 1.0, 0.9])  # a numeral a quarter turn clockwise: its top points right
+    axis = d4_axis(turned_right)
+    point = np.array([0.1, -0.1]) * 1.3
+    xs, ys = np.array(axis.centres).T
+    assert np.allclose(sorted(set(np.round(ys - point[1], 6))), D4_ACROSS)
+    assert np.allclose(sorted(set(np.round(xs - point[0], 6))), D4_ALONG)
+    assert axis.angles == pytest.approx((60.0, 90.0, 120.0))
+
+
+def test_a_base_style_d4s_value_below_the_finders_point_is_read_in_the_finders_look(numerals):
+    # The value of a base-style d4 stands upright along the bottom edge of the face turned to the camera,
+    # below where the finder puts a vertex-style die's; the finder's look alone does not reach it.
+    four = FACE_CLASSES.index(("d4", 4))
+    img = drawn_d4([("4", 0.0, (120, 150))])
+    finder = np.array([0.0, -0.1, 1.0, 0.0, 0.9])
+    without = numerals(img, BOX, [finder_looks(finder)]).face_ll[0, -1, four]
+    along = numerals(img, BOX, [finder_looks(finder)], [d4_axis(finder)])
+    assert without < -4.0 < -1.0 < along.face_ll[0, -1, four]
+    belief = combine(kinds(d4=1.0), UNIFORM_PIPS, along.face_ll)
+    assert FACE_CLASSES[belief.best[0]] == ("d4", 4)
 
 
 def test_a_tens_die_the_kind_prior_takes_for_a_d10_reads_by_its_two_digits(numerals):

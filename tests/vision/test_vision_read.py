@@ -10,7 +10,7 @@ from dicecam.mechanics.dice import DieReading
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, square_crop
 from dicecam.vision.detections import Detections
 from dicecam.vision.read import Letterbox, Reader
-from fake_models import counting_numerals
+from fake_models import counting_numerals, d20_reader
 
 
 def test_a_640x480_frame_fills_the_detector_input_width_and_is_centred_vertically():
@@ -109,6 +109,47 @@ def test_only_dice_that_plainly_show_pips_are_read_without_their_numerals(kind_s
     (die,) = reader(np.full((480, 640, 3), 90, np.uint8))
     assert bool(windows_read) == numerals_read
     assert die.type.value == next(iter(faces)).split("_")[0]
+
+
+class _Finder:
+    """An up-face finder that puts every die's numeral a little above its centre, upright."""
+
+    def __call__(self, crops):
+        return np.tile([[0.0, -0.1, 1.0, 0.0, 0.9]], (len(crops), 1)).astype(np.float32)
+
+
+class _AxesSeen:
+    """A numeral reader that reads nothing legible and notes where each call read the dice's d4 faces."""
+
+    def __init__(self) -> None:
+        self.axes: list = []
+        self.inner = counting_numerals([])
+
+    def __call__(self, frame, boxes, looks, d4_axes=None):
+        self.axes.append(d4_axes)
+        return self.inner(frame, boxes, looks, d4_axes)
+
+
+@pytest.mark.parametrize("kind_scores, along_the_axis", [
+    ([0.9, 0, 0, 0, 0, 0, 0], True),  # a d4
+    ([0.2, 0, 0.7, 0, 0, 0, 0], True),  # a d8 that may be a d4
+    ([0, 0, 0, 0, 0, 0, 0.9], False),  # a d20
+])
+def test_a_die_that_may_be_a_d4_has_its_d4_faces_read_along_the_finders_axis(kind_scores, along_the_axis):
+    reader = _fake_reader(kind_scores, _probs(d4_3=0.5, d20_3=0.5))
+    reader.finder, reader.numerals = _Finder(), _AxesSeen()
+    reader(np.full((480, 640, 3), 90, np.uint8))
+    (axes,) = reader.numerals.axes
+    assert (axes[0] is not None) == along_the_axis
+
+
+def test_a_die_taught_as_a_d4_keeps_its_d4_faces_as_read_along_the_finders_axis():
+    reader = d20_reader(lambda frame: np.zeros((3, len(FACE_CLASSES))))
+    reader.finder, reader.numerals = _Finder(), _AxesSeen()
+    boxes = np.array([[100, 100, 160, 160], [300, 100, 360, 160]], np.float32)
+    reader.learnable(np.full((480, 640, 3), 90, np.uint8), boxes, ["d4", "d20"])
+    (axes,) = reader.numerals.axes
+    assert axes[0] is not None and axes[1] is None
 
 
 def test_crops_are_square_centred_on_the_box_and_edge_filled():
