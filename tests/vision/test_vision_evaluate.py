@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.evaluate import Report, load_truth, read_folders, score_image
+from dicecam.vision.evaluate import Report, TruthImage, held_out, load_truth, read_folders, score_image
 
 
 def die(kind, value, box, colour=None):
@@ -74,3 +75,11 @@ def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_pat
     assert read_folders(tmp_path / "chunks" / "s1") == [tmp_path / "chunks" / "s1"]
     got = [(item.path, item.dice[0].value) for item in load_truth(tmp_path / "chunks")]
     assert got == [(tmp_path / "chunks" / "s1" / "a.png", 3), (tmp_path / "chunks" / "s2" / "a.png", 5)]
+
+
+def test_lurig_types_d4s_labelled_by_value_hold_out_the_same_run_as_lurig_types():
+    # The value labels name lurig-types' photos from a folder beside it; a photo is held out in both or in neither.
+    for name in ("d4_angle_color006.jpg", "d4_wood0087.jpg", "d4000.jpg"):
+        mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", "width": 480})
+        theirs = TruthImage(Path(name), [], True, {"image": name, "width": 480})
+        assert held_out("lurig-d4-values", mine) == held_out("lurig-types", theirs) == name.startswith("d4_angle")
