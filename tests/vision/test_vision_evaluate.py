@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from dicecam.mechanics.dice import DieReading
 from dicecam.vision.evaluate import Report, TruthImage, held_out, load_truth, read_folders, score_image
 
@@ -77,9 +79,12 @@ def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_pat
     assert got == [(tmp_path / "chunks" / "s1" / "a.png", 3), (tmp_path / "chunks" / "s2" / "a.png", 5)]
 
 
-def test_lurig_types_d4s_labelled_by_value_hold_out_the_same_run_as_lurig_types():
+@pytest.mark.parametrize("labels, name, held", [
+    ("lurig-d4-values", "d4_angle_color006.jpg", True), ("lurig-d4-values", "d4_wood0087.jpg", False),
+    ("lurig-d4-values", "d4000.jpg", False), ("lurig-top-values", "d10_top012.jpg", True),
+    ("lurig-top-values", "d12_top003.jpg", True), ("lurig-top-values", "d8_top001.jpg", False)])
+def test_lurig_types_photos_labelled_by_value_are_held_out_as_lurig_types_holds_them_out(labels, name, held):
     # The value labels name lurig-types' photos from a folder beside it; a photo is held out in both or in neither.
-    for name in ("d4_angle_color006.jpg", "d4_wood0087.jpg", "d4000.jpg"):
-        mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", "width": 480})
-        theirs = TruthImage(Path(name), [], True, {"image": name, "width": 480})
-        assert held_out("lurig-d4-values", mine) == held_out("lurig-types", theirs) == name.startswith("d4_angle")
+    mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", "width": 480})
+    theirs = TruthImage(Path(name), [], True, {"image": name, "width": 480})
+    assert held_out(labels, mine) == held_out("lurig-types", theirs) == held
