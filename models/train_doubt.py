@@ -37,6 +37,11 @@ from .train_recogniser import run_of
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
               ("nell-byler-d6-pips/images/train", "all"), ("rune55-d6-pips", "all"))
 PER_SOURCE = 600  # dice at most from each source
+# lurig-types labels its dice by kind alone. Sets beside it label some of its photos by value, by eye (its d4s, its
+# top-down d8, d10 and d12 runs): where one does, a die read as the right kind with the wrong value is wrong. Without
+# them a d4 read as any face of a d4 counted as right, and the doubt model learnt to be sure of d4s (forty-seventh
+# stop: 29 of 100 sure d4s wrong in lurig-types' training runs).
+VALUES_BESIDE = {"lurig-types": ("lurig-d4-values", "lurig-top-values")}
 # The gate's trees: shallow and few, so that ~1,800 dice fit them without learning single photos
 # (5-fold cross-validation on the training parts: pips 97.4 %, lurig-d20 85.2 %; a logistic gate on the
 # same measures 97.0 % and 84.2 %).
@@ -45,13 +50,24 @@ GATE_TREES = dict(n_estimators=100, max_depth=3, learning_rate=0.1, random_state
 SURE_WRONG = 0.02
 
 
+def values_beside(real: Path, set_name: str) -> dict[str, int]:
+    """Photo file name -> the value of its one die, from the sets beside `set_name` under `real` that label its
+    photos by value (VALUES_BESIDE); {} for a set that has none."""
+    out: dict[str, int] = {}
+    for name in VALUES_BESIDE.get(set_name, ()):
+        if (Path(real) / name).is_dir():
+            out.update({t.path.name: t.dice[0].value for t in load_truth(Path(real) / name)
+                        if len(t.dice) == 1 and t.dice[0].value is not None})
+    return out
+
+
 def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
-            reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic"
-            ) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str]]:
+            reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic",
+            values: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str]]:
     """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,)): per die, each reader's measures, whether
-    its answer is right (its kind, and its value where the truth has one), its photo's video run (None where
-    `set_name` names none) and its true kind. `reader_of`: which reader reads a photo (the dice are found by
-    `reader` either way)."""
+    its answer is right (its kind, and its value where the truth has one, or `values` names one for its photo's
+    one die: `values_beside`), its photo's video run (None where `set_name` names none) and its true kind.
+    `reader_of`: which reader reads a photo (the dice are found by `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
     feats, right, runs, kinds = [], [], [], []
@@ -59,7 +75,10 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
             answers = seen.answers[j]
-            ok = [KINDS[KIND_OF_FACE[a]] == die.kind.value and (die.value is None or VALUE_OF_FACE[a] == die.value)
+            value = die.value
+            if value is None and values and len(item.dice) == 1:
+                value = values.get(item.path.name)
+            ok = [KINDS[KIND_OF_FACE[a]] == die.kind.value and (value is None or VALUE_OF_FACE[a] == value)
                   for a in answers]
             feats.append(seen.features[j])
             right.append(ok)
@@ -200,7 +219,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
         raise DicecamError("the kind head learnt photoreal renders: give the same ones (--photoreal) to the doubt "
                            "stage, whose cross-fit of the head must learn what it learnt")
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
-                            reading_code(), kind_id])
+                            reading_code(), kind_id, _values_id(real)])
     parts = _cached(cache, measured_by)
     if parts is None:
         # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
@@ -305,7 +324,8 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
             continue
         set_name = name.split("/")[0]
         keep = (lambda t: True) if which == "all" else (lambda t, n=set_name: not held_out(n, t))
-        parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name)
+        parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name,
+                              values=values_beside(Path(real), set_name))
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
     if synthetic is not None:
         parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True, reader_of=reader_of)
@@ -323,6 +343,15 @@ def reading_code() -> str:
                  here / "train_kind.py", here / "folds.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _values_id(real: Path | None) -> str:
+    """A digest of the values the sets beside the doubt sets give (`values_beside`): measured dice kept before those
+    labels changed were judged right or wrong by other labels."""
+    if real is None:
+        return "no values beside"
+    found = {name.split("/")[0]: values_beside(Path(real), name.split("/")[0]) for name, _ in DOUBT_SETS}
+    return hashlib.sha256(json.dumps(found, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]] | None:

@@ -172,3 +172,37 @@ def test_the_doubt_fit_reads_a_photo_the_kind_head_learnt_with_the_head_that_did
     assert reader_of(TruthImage(tmp_path / "learnt.jpg", [], meta={})) is mine  # one copy, not one a photo
     assert reader_of(TruthImage(tmp_path / "new.jpg", [], meta={})) is reader
     assert reader.kind_head is shipped  # the shipped reader is left as it was
+
+
+def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_one(tmp_path, monkeypatch):
+    from dicecam.models import train_doubt
+    from dicecam.vision.crops import FACE_INDEX
+
+    def lines(path, rows):
+        path.mkdir(parents=True)
+        (path / "truth.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    lines(tmp_path / "lurig-types", [{"image": "images/a.jpg", "dice": [{"type": "d4"}]},
+                                     {"image": "images/b.jpg", "dice": [{"type": "d8"}]}])
+    lines(tmp_path / "lurig-d4-values", [{"image": "../lurig-types/images/a.jpg", "dice": [{"type": "d4", "value": 3}]}])
+    values = train_doubt.values_beside(tmp_path, "lurig-types")
+    assert values == {"a.jpg": 3} and train_doubt.values_beside(tmp_path, "lurig-d20-values") == {}
+
+    # Each photo's die read by the numerals as the first face and by the face network as the second.
+    read_as = {"a.jpg": [("d4", 2), ("d4", 3)], "b.jpg": [("d8", 5), ("d6", 5)]}
+
+    class Seen:
+        def __init__(self, name):
+            self.answers = np.array([[FACE_INDEX[f] for f in read_as[name]]])
+            self.features = np.zeros((1, 2, len(FEATURES)))
+
+    class OneDieReader:
+        def readings(self, img, name):
+            return (Seen(name),)
+
+    monkeypatch.setattr(train_doubt, "detected_photos",
+                        lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
+    _, right, _, kinds = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
+                                             set_name="lurig-types", values=values)
+    assert kinds == ["d4", "d8"]
+    assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
