@@ -218,14 +218,15 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     if kind_meta.get("fitted_on", {}).get("photoreal") and photoreal is None:
         raise DicecamError("the kind head learnt photoreal renders: give the same ones (--photoreal) to the doubt "
                            "stage, whose cross-fit of the head must learn what it learnt")
+    values = _values(real)
     measured_by = "+".join([reader.model_id, reader.numerals.source, *(r.numerals.source for r, _ in fold_readers),
-                            reading_code(), kind_id, _values_id(real)])
+                            reading_code(), kind_id, _values_id(values)])
     parts = _cached(cache, measured_by)
     if parts is None:
         # The kind head learnt some of these photos too: each is read with a head of its cross-fit.
         kind_folds = [] if reader.kind_head is None else cross_fit(
             kind_harvest(reader, real, synthetic, log, photoreal), lam=float(kind_meta.get("l2", KIND_L2)))
-        parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds))
+        parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds), values)
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
                      **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
@@ -315,8 +316,9 @@ def _weights(reader_folder: Path | None) -> Path:
 
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
-             reader_of: Callable[[TruthImage], Reader] | None = None
+             reader_of: Callable[[TruthImage], Reader] | None = None, values: dict[str, dict[str, int]] | None = None
              ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]]:
+    """Each doubt source's measured dice (`samples`); `values`: per real set, the values labelled beside it (`_values`)."""
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
         truth = Path(real) / name
@@ -325,7 +327,7 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
         set_name = name.split("/")[0]
         keep = (lambda t: True) if which == "all" else (lambda t, n=set_name: not held_out(n, t))
         parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name,
-                              values=values_beside(Path(real), set_name))
+                              values=(values or {}).get(set_name))
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
     if synthetic is not None:
         parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True, reader_of=reader_of)
@@ -345,13 +347,17 @@ def reading_code() -> str:
     return digest.hexdigest()[:16]
 
 
-def _values_id(real: Path | None) -> str:
-    """A digest of the values the sets beside the doubt sets give (`values_beside`): measured dice kept before those
-    labels changed were judged right or wrong by other labels."""
+def _values(real: Path | None) -> dict[str, dict[str, int]]:
+    """Per real doubt set, the values labelled beside it (`values_beside`), read once a fit."""
     if real is None:
-        return "no values beside"
-    found = {name.split("/")[0]: values_beside(Path(real), name.split("/")[0]) for name, _ in DOUBT_SETS}
-    return hashlib.sha256(json.dumps(found, sort_keys=True).encode()).hexdigest()[:16]
+        return {}
+    return {name.split("/")[0]: values_beside(Path(real), name.split("/")[0]) for name, _ in DOUBT_SETS}
+
+
+def _values_id(values: dict[str, dict[str, int]]) -> str:
+    """A digest of `_values`: measured dice kept before those labels changed were judged right or wrong by other
+    labels."""
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]] | None:

@@ -37,11 +37,10 @@ HELD_OUT: dict[str, dict[str, tuple[str, ...]]] = {
                                       "d20_top-10", "d20_top-20", "d20_wood-12", "d20_wood-18", "d20_wood-3")},
     "lurig-types": {"run": ("d4_angle_color", "d6_off-angle", "d8_color", "d10_top", "d12_top", "d20_off-angle-val",
                             "larger")},
-    # lurig-types' photos labelled by value (its images, named from folders beside it): its d4s, and its top-down
-    # d8, d10 and d12 runs. They hold out lurig-types' own held-out runs.
-    "lurig-d4-values": {"run": ("d4_angle_color",)},
-    "lurig-top-values": {"run": ("d10_top", "d12_top")},
 }
+# lurig-types' photos labelled by value (its images, named from folders beside it: its d4s, its top-down d8, d10 and
+# d12 runs) are held out as lurig-types holds them out.
+HELD_OUT["lurig-d4-values"] = HELD_OUT["lurig-top-values"] = HELD_OUT["lurig-types"]
 
 
 @dataclass(frozen=True)
