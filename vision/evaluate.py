@@ -39,8 +39,8 @@ HELD_OUT: dict[str, dict[str, tuple[str, ...]]] = {
                             "larger")},
 }
 # lurig-types' photos labelled by value (its images, named from folders beside it: its d4s, its top-down d8, d10 and
-# d12 runs) are held out as lurig-types holds them out.
-HELD_OUT["lurig-d4-values"] = HELD_OUT["lurig-top-values"] = HELD_OUT["lurig-types"]
+# d12 runs, its angled d12 runs) are held out as lurig-types holds them out.
+HELD_OUT.update(dict.fromkeys(("lurig-d4-values", "lurig-top-values", "lurig-d12-values"), HELD_OUT["lurig-types"]))
 
 
 @dataclass(frozen=True)

@@ -206,3 +206,15 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
                                              set_name="lurig-types", values=values)
     assert kinds == ["d4", "d8"]
     assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
+
+
+def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it(tmp_path):
+    from dicecam.models.train_doubt import VALUES_BESIDE, values_beside
+
+    assert set(VALUES_BESIDE["lurig-types"]) == {"lurig-d4-values", "lurig-top-values", "lurig-d12-values"}
+    for n, name in enumerate(VALUES_BESIDE["lurig-types"]):
+        (tmp_path / name).mkdir()
+        row = {"image": f"../lurig-types/images/{name}.jpg", "dice": [{"type": "d12", "value": n + 2}]}
+        (tmp_path / name / "truth.jsonl").write_text(json.dumps(row) + "\n")
+    assert values_beside(tmp_path, "lurig-types") == {"lurig-d4-values.jpg": 2, "lurig-top-values.jpg": 3,
+                                                      "lurig-d12-values.jpg": 4}

@@ -82,7 +82,9 @@ def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_pat
 @pytest.mark.parametrize("labels, name, held", [
     ("lurig-d4-values", "d4_angle_color006.jpg", True), ("lurig-d4-values", "d4_wood0087.jpg", False),
     ("lurig-d4-values", "d4000.jpg", False), ("lurig-top-values", "d10_top012.jpg", True),
-    ("lurig-top-values", "d12_top003.jpg", True), ("lurig-top-values", "d8_top001.jpg", False)])
+    ("lurig-top-values", "d12_top003.jpg", True), ("lurig-top-values", "d8_top001.jpg", False),
+    ("lurig-d12-values", "d12_wood0005.jpg", False), ("lurig-d12-values", "d12_color000.jpg", False),
+    ("lurig-d12-values", "d12_top003.jpg", True)])
 def test_lurig_types_photos_labelled_by_value_are_held_out_as_lurig_types_holds_them_out(labels, name, held):
     # The value labels name lurig-types' photos from a folder beside it; a photo is held out in both or in neither.
     mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", "width": 480})
