@@ -25,7 +25,7 @@ from dicecam.mechanics.errors import DicecamError
 from dicecam.vision import belief, crops, ctc, marks, numerals, read, upface
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
-from dicecam.vision.evaluate import TruthImage, detected_photos, held_out, load_truth
+from dicecam.vision.evaluate import LABELLED_BESIDE, TruthImage, detected_photos, held_out, load_truth
 from dicecam.vision.numerals import NumeralReader, TextRecogniser, recogniser_id
 from dicecam.vision.read import Reader, models_dir
 
@@ -37,12 +37,12 @@ from .train_recogniser import run_of
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
               ("nell-byler-d6-pips/images/train", "all"), ("rune55-d6-pips", "all"))
 PER_SOURCE = 600  # dice at most from each source
-# lurig-types labels its dice by kind alone. Sets beside it label some of its photos by value, by eye (its d4s, its
-# top-down d8, d10 and d12 runs, its angled d12 runs): where one does, a die read as the right kind with the wrong
-# value is wrong. Without them a d4 read as any face of a d4 counted as right, and the doubt model learnt to be sure
-# of d4s (forty-seventh stop: 29 of 100 sure d4s wrong in lurig-types' training runs), and its gate to hand a d12's
-# plain "2" to the face network's "12" (forty-eighth stop).
-VALUES_BESIDE = {"lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d12-values")}
+# lurig-types labels its dice by kind alone. Sets beside it label some of its photos by value, by eye
+# (vision/evaluate.LABELLED_BESIDE): where one does, a die read as the right kind with the wrong value is wrong. Without
+# them a d4 read as any face of a d4 counted as right, and the doubt model learnt to be sure of d4s (forty-seventh
+# stop: 29 of 100 sure d4s wrong in lurig-types' training runs), and its gate to hand a d12's plain "2" to the face
+# network's "12" (forty-eighth stop).
+VALUES_BESIDE = LABELLED_BESIDE
 # The gate's trees: shallow and few, so that ~1,800 dice fit them without learning single photos
 # (5-fold cross-validation on the training parts: pips 97.4 %, lurig-d20 85.2 %; a logistic gate on the
 # same measures 97.0 % and 84.2 %).

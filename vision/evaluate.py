@@ -38,9 +38,12 @@ HELD_OUT: dict[str, dict[str, tuple[str, ...]]] = {
     "lurig-types": {"run": ("d4_angle_color", "d6_off-angle", "d8_color", "d10_top", "d12_top", "d20_off-angle-val",
                             "larger")},
 }
-# lurig-types' photos labelled by value (its images, named from folders beside it: its d4s, its top-down d8, d10 and
-# d12 runs, its angled d12 runs) are held out as lurig-types holds them out.
-HELD_OUT.update(dict.fromkeys(("lurig-d4-values", "lurig-top-values", "lurig-d12-values"), HELD_OUT["lurig-types"]))
+# Sets that label a shared set's photos by value, naming its images from a folder beside it: lurig-types' d4s, its
+# top-down d8, d10 and d12 runs and its angled d12 runs, labelled by eye (models/MODEL_CARD.md). Each is held out as
+# the set whose photos it names holds them out.
+LABELLED_BESIDE: dict[str, tuple[str, ...]] = {
+    "lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d12-values")}
+HELD_OUT.update({labels: HELD_OUT[named] for named, sets in LABELLED_BESIDE.items() for labels in sets})
 
 
 @dataclass(frozen=True)
