@@ -37,12 +37,6 @@ from .train_recogniser import run_of
 DOUBT_SETS = (("lurig-d20-values", "training part"), ("lurig-types", "training part"),
               ("nell-byler-d6-pips/images/train", "all"), ("rune55-d6-pips", "all"))
 PER_SOURCE = 600  # dice at most from each source
-# lurig-types labels its dice by kind alone. Sets beside it label some of its photos by value, by eye
-# (vision/evaluate.LABELLED_BESIDE): where one does, a die read as the right kind with the wrong value is wrong. Without
-# them a d4 read as any face of a d4 counted as right, and the doubt model learnt to be sure of d4s (forty-seventh
-# stop: 29 of 100 sure d4s wrong in lurig-types' training runs), and its gate to hand a d12's plain "2" to the face
-# network's "12" (forty-eighth stop).
-VALUES_BESIDE = LABELLED_BESIDE
 # The gate's trees: shallow and few, so that ~1,800 dice fit them without learning single photos
 # (5-fold cross-validation on the training parts: pips 97.4 %, lurig-d20 85.2 %; a logistic gate on the
 # same measures 97.0 % and 84.2 %).
@@ -53,9 +47,14 @@ SURE_WRONG = 0.02
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
     """Photo file name -> the value of its one die, from the sets beside `set_name` under `real` that label its
-    photos by value (VALUES_BESIDE); {} for a set that has none."""
+    photos by value (vision/evaluate.LABELLED_BESIDE); {} for a set that has none.
+
+    lurig-types labels its dice by kind alone: where a set beside it labels a photo by value, a die read as the right
+    kind with the wrong value is wrong. Without them a d4 read as any face of a d4 counted as right, and the doubt
+    model learnt to be sure of d4s (forty-seventh stop: 29 of 100 sure d4s wrong in lurig-types' training runs), and
+    its gate to hand a d12's plain "2" to the face network's "12" (forty-eighth stop)."""
     out: dict[str, int] = {}
-    for name in VALUES_BESIDE.get(set_name, ()):
+    for name in LABELLED_BESIDE.get(set_name, ()):
         if (Path(real) / name).is_dir():
             out.update({t.path.name: t.dice[0].value for t in load_truth(Path(real) / name)
                         if len(t.dice) == 1 and t.dice[0].value is not None})

@@ -209,13 +209,14 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
 
 
 def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it(tmp_path):
-    from dicecam.models.train_doubt import VALUES_BESIDE, values_beside
+    from dicecam.models.train_doubt import values_beside
+    from dicecam.vision.evaluate import LABELLED_BESIDE
 
-    assert set(VALUES_BESIDE["lurig-types"]) == {"lurig-d4-values", "lurig-top-values", "lurig-d12-values",
-                                                 "lurig-d6-values"}
-    for n, name in enumerate(VALUES_BESIDE["lurig-types"]):
+    assert set(LABELLED_BESIDE["lurig-types"]) == {"lurig-d4-values", "lurig-top-values", "lurig-d12-values",
+                                                   "lurig-d6-values"}
+    for n, name in enumerate(LABELLED_BESIDE["lurig-types"]):
         (tmp_path / name).mkdir()
         row = {"image": f"../lurig-types/images/{name}.jpg", "dice": [{"type": "d12", "value": n + 2}]}
         (tmp_path / name / "truth.jsonl").write_text(json.dumps(row) + "\n")
     assert values_beside(tmp_path, "lurig-types") == {f"{name}.jpg": n + 2 for n, name in
-                                                      enumerate(VALUES_BESIDE["lurig-types"])}
+                                                      enumerate(LABELLED_BESIDE["lurig-types"])}
