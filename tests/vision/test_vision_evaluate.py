@@ -85,9 +85,21 @@ def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_pat
     ("lurig-top-values", "d12_top003.jpg", True), ("lurig-top-values", "d8_top001.jpg", False),
     ("lurig-d12-values", "d12_wood0005.jpg", False), ("lurig-d12-values", "d12_color000.jpg", False),
     ("lurig-d12-values", "d12_top003.jpg", True), ("lurig-d6-values", "d6_wood0947.jpg", False),
-    ("lurig-d6-values", "d6_off-angle_0012.jpg", True)])
+    ("lurig-d6-values", "d6_off-angle_0012.jpg", True),
+    ("lurig-d20-logo-values", "d20_off-angle_0194.jpg", False)])
 def test_lurig_types_photos_labelled_by_value_are_held_out_as_lurig_types_holds_them_out(labels, name, held):
     # The value labels name lurig-types' photos from a folder beside it; a photo is held out in both or in neither.
     mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", "width": 480})
     theirs = TruthImage(Path(name), [], True, {"image": name, "width": 480})
     assert held_out(labels, mine) == held_out("lurig-types", theirs) == held
+
+
+@pytest.mark.parametrize("labels, name, meta", [
+    ("lurig-d6-values", "d6_IMG_4860.JPG", {"width": 768, "split": "val"}),  # one of the author's larger photos
+    ("lurig-d20-logo-values", "d20_off-angle_0201.jpg", {"width": 480, "split": "val"})])  # the d20 run's val slice
+def test_lurig_types_larger_photos_and_validation_slice_stay_held_out_when_labelled_by_value(labels, name, meta):
+    mine = TruthImage(Path(name), [], True, {"image": f"../lurig-types/images/{name}", **meta})
+    theirs = TruthImage(Path(name), [], True, {"image": name, **meta})
+    assert held_out(labels, mine) and held_out("lurig-types", theirs)
+    assert not held_out(labels, TruthImage(Path(name), [], True, {"image": name, **meta, "split": "train",
+                                                                    "width": 480}))
