@@ -14,7 +14,8 @@ up face looks at the camera): a gate that picks the reader, and the chance that 
 right, which is the die's confidence.
 Fitted on the training parts of the real sets and on renders, never on the held-out parts
 (models/train_doubt.py, figures in models/MODEL_CARD.md). Below its reader's threshold (the doubt
-model's `below`) a die is `uncertain`, with a reason a player can act on.
+model's `below`) a die is `uncertain`, with a reason a player can act on; so is a die whose numerals read
+a picture or other writing where its numeral should be (`shows_picture`), however sure the doubt model is.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ KIND_FLOOR = 0.02
 # older rule holds: under 0.6 is uncertain.
 UNCERTAIN_BELOW = 0.9
 UNCALIBRATED_BELOW = 0.6
+# A die read by its numerals whose clearest window's writing is this much no digit or mark shows a picture
+# or other writing where its numeral should be (an ornate set's logo on its 20, 1 or 6): it is uncertain
+# whatever the doubt model's chance, which learnt such dice only as read right by kind (forty-ninth stop,
+# models/MODEL_CARD.md). Not a d4: its windows hold its other numerals, turned, which read as other characters.
+PICTURE_FOREIGN = 0.3
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 # A die the face network reads as a d6 face at PIPS_SURE or more, where the kind prior (or the player's word)
 # gives a d6 PIPS_KIND or more, is the face network's to read whatever its numerals say. Of 1,115 such dice in the
@@ -298,17 +304,22 @@ class Belief:
     confidence: np.ndarray  # (N,) its chance of being right
     legible: np.ndarray  # (N,) whether a numeral was legible
     below: float | np.ndarray = UNCERTAIN_BELOW  # under this confidence a die is uncertain (one, or (N,) per die)
+    picture: np.ndarray | None = None  # (N,) bool: a picture or other writing where the numeral should be
 
     @property
     def uncertain(self) -> np.ndarray:
-        return self.confidence < self.below
+        unsure = self.confidence < self.below
+        return unsure if self.picture is None else unsure | self.picture
 
     def rows(self, which) -> "Belief":
         below = np.broadcast_to(self.below, self.confidence.shape)[which] if np.ndim(self.below) else self.below
-        return Belief(self.joint[which], self.best[which], self.confidence[which], self.legible[which], below)
+        return Belief(self.joint[which], self.best[which], self.confidence[which], self.legible[which], below,
+                      None if self.picture is None else self.picture[which])
 
     def doubt(self, i: int) -> str | None:
         """Why die i is not trusted, in a few words for a player; None when it is."""
+        if self.picture is not None and self.picture[i]:
+            return "a picture or writing where its numeral should be"
         if self.confidence[i] >= np.broadcast_to(self.below, self.confidence.shape)[i]:
             return None
         p = self.joint[i]
@@ -337,7 +348,15 @@ def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
         return Belief(joint, best, joint[rows, best], legible, UNCALIBRATED_BELOW)
     pick, chance = doubt.choose(r.features)
     joint = np.where(pick[:, None] == 0, r.numeral, r.network)
-    return Belief(joint, r.answers[rows, pick], chance, legible, np.asarray(doubt.below)[pick])
+    best = r.answers[rows, pick]
+    return Belief(joint, best, chance, legible, np.asarray(doubt.below)[pick], shows_picture(r.features, pick, best))
+
+
+def shows_picture(features: np.ndarray, pick: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """(N,) bool: dice answered by their numerals where the clearest window's writing is mostly no numeral
+    (PICTURE_FOREIGN). The face network's answers are not: pips are no digits either."""
+    foreign = features[:, 0, FEATURES.index("foreign_text")]
+    return (pick == 0) & (foreign >= PICTURE_FOREIGN) & (KIND_OF_FACE[best] != KINDS.index("d4"))
 
 
 def combine(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None = None,

@@ -409,7 +409,9 @@ def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
     best = joint.argmax(1)
     rows = np.arange(len(best))
     kept = (best == belief.best) * belief.confidence
-    return Belief(joint, best, (1 - t) * kept + t * recall.face_p[rows, best], belief.legible, belief.below)
+    # A taught die's own examples read a face that is a picture, which the numerals cannot (vision/memory.py).
+    picture = None if belief.picture is None else belief.picture & (t < 0.5)
+    return Belief(joint, best, (1 - t) * kept + t * recall.face_p[rows, best], belief.legible, belief.below, picture)
 
 
 def _looks(up: np.ndarray | None, n: int) -> list[tuple[Look, ...]]:

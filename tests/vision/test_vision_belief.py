@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.dice import DieType
-from dicecam.vision.belief import FEATURES, Doubt, Trees, combine, decide, plainly_pips, readings
+from dicecam.vision.belief import (FEATURES, PICTURE_FOREIGN, Doubt, Trees, combine, decide, plainly_pips,
+                                  readings, shows_picture)
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, face_label
 from dicecam.vision.read import models_dir
 
@@ -182,3 +183,33 @@ def test_the_looks_agree_on_a_numeral_only_the_answers_kind_has_the_measure_the_
     assert measure("looks_agree", r) == 0.0 and measure("centre_agrees", r) == 0.0
     r = readings(prior(d20=1.0), network_saying("d20", 18), as_the_recogniser_scores(20, 20, 20), np.array([120.0]))
     assert FACE_CLASSES[r.answers[0, 0]] == ("d20", 20) and measure("looks_agree", r) == 0.0
+
+
+def test_a_numeral_read_where_the_window_writes_mostly_no_digit_is_a_picture_and_uncertain_however_sure(shipped):
+    # An ornate d20's 20 is a dagger: the recogniser reads it as a plain "7" and writes the laurel as other characters.
+    # The face network, torn, leaves the die to the numerals.
+    seen = readings(prior(d20=1.0), network_saying("d20", 13, 0.3), numerals_reading("d20", 7), np.array([120.0]),
+                    foreign=np.array([0.6]))
+    b = decide(seen, shipped)
+    assert FACE_CLASSES[b.best[0]] == ("d20", 7) and b.confidence[0] >= np.max(b.below)  # the doubt model is sure
+    assert b.uncertain[0] and b.doubt(0) == "a picture or writing where its numeral should be"
+    plain = decide(readings(prior(d20=1.0), network_saying("d20", 7), numerals_reading("d20", 7), np.array([120.0]),
+                            foreign=np.array([0.02])), shipped)
+    assert not plain.uncertain[0] and plain.doubt(0) is None
+
+
+def test_pips_and_a_d4s_turned_numerals_are_no_picture(shipped):
+    # Pips write no digit either, but the network reads them; a d4's window holds its other numerals, turned.
+    assert not shows_picture(features(foreign_text=0.8), np.array([1]), np.array([FACE_INDEX[("d6", 4)]]))[0]
+    assert not shows_picture(features(foreign_text=0.8), np.array([0]), np.array([FACE_INDEX[("d4", 3)]]))[0]
+    assert shows_picture(features(foreign_text=0.8), np.array([0]), np.array([FACE_INDEX[("d6", 4)]]))[0]
+    assert not shows_picture(features(foreign_text=PICTURE_FOREIGN - 0.01), np.array([0]),
+                             np.array([FACE_INDEX[("d20", 7)]]))[0]
+
+
+def test_a_picture_die_stays_one_in_a_belief_of_some_of_its_dice(shipped):
+    seen = readings(np.repeat(prior(d20=1.0), 2, 0), np.concatenate([network_saying("d20", 7),
+                                                                     network_saying("d20", 13, 0.3)]),
+                    np.repeat(numerals_reading("d20", 7), 2, 0), np.full(2, 120.0), foreign=np.array([0.0, 0.7]))
+    b = decide(seen, shipped)
+    assert b.uncertain.tolist() == [False, True] and b.rows(slice(1, 2)).uncertain.tolist() == [True]

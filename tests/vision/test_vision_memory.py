@@ -535,6 +535,25 @@ def test_the_glyphs_choose_among_what_the_readers_saw_but_never_make_a_die_surer
     assert list(kept.uncertain) == [True, True, False]
 
 
+def test_a_picture_face_the_table_taught_is_read_by_its_examples_and_no_longer_doubted():
+    from dicecam.vision.belief import Belief
+    from dicecam.vision.memory import Recall
+    from dicecam.vision.read import _with_faces_seen_before
+
+    seven, twenty = FACE_INDEX[("d20", 7)], FACE_INDEX[("d20", 20)]
+    joint = np.full((2, len(FACE_CLASSES)), 0.001)
+    joint[:, seven] = 0.9
+    # Both dice show their 20, a dagger the recogniser reads as a 7: a picture, so uncertain however sure.
+    plain = Belief(joint, np.array([seven, seven]), np.array([0.97, 0.97]), np.ones(2), 0.9, np.array([True, True]))
+    vote = np.zeros((2, len(FACE_CLASSES)))
+    vote[:, twenty] = 1.0
+    # The first lies as the table taught it (its examples trusted fully); the second is hardly like them.
+    read = _with_faces_seen_before(plain, Recall(vote, np.array([1.0, 0.1]), np.full(2, KINDS.index("d20")),
+                                                 np.array([1.0, 0.1])))
+    assert read.best[0] == twenty and not read.uncertain[0] and read.doubt(0) is None
+    assert read.uncertain[1] and read.doubt(1) == "a picture or writing where its numeral should be"
+
+
 def _large_memory(dice: int, per_die: int, dim: int = 256, seed: int = 0) -> tuple[DiceMemory, np.ndarray]:
     """A memory of dice * per_die examples whose features lie around one direction per die (photos of a
     die resemble each other), and each die's direction."""
