@@ -198,7 +198,7 @@ def test_a_numeral_read_where_the_window_writes_mostly_no_digit_is_a_picture_and
     assert not plain.uncertain[0] and plain.doubt(0) is None
 
 
-def test_pips_and_a_d4s_turned_numerals_are_no_picture(shipped):
+def test_pips_and_a_d4s_turned_numerals_are_no_picture():
     # Pips write no digit either, but the network reads them; a d4's window holds its other numerals, turned.
     assert not shows_picture(features(foreign_text=0.8), np.array([1]), np.array([FACE_INDEX[("d6", 4)]]))[0]
     assert not shows_picture(features(foreign_text=0.8), np.array([0]), np.array([FACE_INDEX[("d4", 3)]]))[0]
