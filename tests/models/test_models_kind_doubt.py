@@ -99,11 +99,12 @@ def test_a_kind_head_fitted_on_another_face_reader_is_refused(shipped_copy):
 
 
 def test_the_doubt_model_fits_on_measured_dice_and_round_trips(renders, shipped_copy, tmp_path):
-    from dicecam.models.train_doubt import train_doubt
+    from dicecam.models.train_doubt import sources_over_the_bar, train_doubt
 
     meta = train_doubt(None, renders, shipped_copy, reader_folder=shipped_copy, cache=tmp_path / "d.npz",
                        log=lambda m: None)
     assert meta["features"] == list(FEATURES) and meta["cross_validated"]["synthetic"]["dice"] > 10 and all(0.5 <= b < 1 for b in meta["uncertain_below"])
+    assert meta["over_the_bar"] == sources_over_the_bar(meta["cross_validated"])
     doubt = Doubt.load(shipped_copy / "doubt.json")
     pick, chance = doubt.choose(np.zeros((3, 2, len(FEATURES))))
     assert set(pick) <= {0, 1} and np.all((0 <= chance) & (chance <= 1))
@@ -220,3 +221,13 @@ def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it(tmp
         (tmp_path / name / "truth.jsonl").write_text(json.dumps(row) + "\n")
     assert values_beside(tmp_path, "lurig-types") == {f"{name}.jpg": n + 2 for n, name in
                                                       enumerate(LABELLED_BESIDE["lurig-types"])}
+
+
+def test_a_doubt_fit_whose_thresholds_cannot_meet_the_bar_on_a_real_source_names_it():
+    from dicecam.models.train_doubt import SURE_WRONG, sources_over_the_bar
+
+    fine, over = {"sure_wrong": SURE_WRONG}, {"sure_wrong": SURE_WRONG + 0.01}
+    assert sources_over_the_bar({"lurig-types": over, "nell": fine, "synthetic": over}) == ["lurig-types"]
+    assert sources_over_the_bar({"lurig-types": fine, "synthetic": over}) == [], "renders are not what it is chosen for"
+    assert sources_over_the_bar({"synthetic": over}) == ["synthetic"], "unless there is nothing else"
+
