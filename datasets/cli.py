@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--dice", type=int, default=10, help="--one-table: how many dice lie on the table")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
+    p.add_argument("--pictures", type=float, default=0.0,
+                   help="the share of dice (no d4) whose highest face shows a picture, as ornate sets print a logo on "
+                        "their 20 (default 0)")
     p.add_argument("--workers", type=int, default=1, help="parallel render processes")
     p.add_argument("--renderer", default="gl", choices=("gl", "photoreal"),
                    help="gl: the fast OpenGL renderer; photoreal: Blender Cycles (pip install 'dicecam[photoreal]')")
@@ -74,7 +77,7 @@ def _synth(args) -> int:
         return _one_table(args)
     s = generate(args.out, args.count, args.seed, args.kinds, args.fmt or "yolo", clip=args.clip, progress=not args.quiet,
                  width=args.width, height=args.height, workers=args.workers, renderer=args.renderer,
-                 device=args.device)
+                 device=args.device, pictures=args.pictures)
     print(f"wrote {s.images} images ({s.dice} dice) to {s.out} in {s.seconds:.1f} s ({s.images_per_s:.2f} images/s)")
     return 0
 
@@ -86,6 +89,8 @@ def _rolls_only(args) -> None:
         raise DicecamError(f"{flag} writes the read format: drop --format or give --format jsonl")
     if args.clip or args.workers > 1:
         raise DicecamError(f"{flag} renders stills in one process: drop --clip and --workers")
+    if args.pictures:
+        raise DicecamError(f"--pictures is drawn on synth's random tables, not {flag}'s: drop it")
 
 
 def _one_table(args) -> int:

@@ -15,6 +15,9 @@ Conventions (where the issue was silent):
   pointing down names it).
 - d10 faces 0-9 (opposite faces sum to 9), d00 faces 00-90 (sum to 90); 6/9 (d00: 60/90)
   carry an underline bar, as do 6/9 on d8, d12 and d20; d6 numerals underline 6 and 9 too.
+- "picture" style (any kind but the d4): numbered, but the face of the kind's highest value shows a
+  picture instead of its numeral, as ornate sets print a logo on their 20 (or 1, or 6); its glyph's
+  text is PICTURE, which the renderer draws as an emblem.
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ import numpy as np
 
 from dicecam.vision.crops import KINDS, face_label  # noqa: F401 (the die kinds and face labels, named once)
 PHI = (1 + 5**0.5) / 2
+PICTURE = "picture"  # the glyph text of a face printed with a picture (the "picture" style)
 
 
 @dataclass(frozen=True)
 class Glyph:
-    text: str  # a number, or "pip" for one d6 pip
+    text: str  # a number, "pip" for one d6 pip, or PICTURE for a picture printed where a numeral would be
     center: np.ndarray  # 3D point on the face plane (object space)
     up: np.ndarray  # unit vector in the face plane: the top of the glyph
     size: float  # glyph height in object units
@@ -197,9 +201,11 @@ def _inradius(v: np.ndarray, face: list[int], c: np.ndarray) -> float:
 
 @lru_cache(maxsize=None)
 def build(kind: str, style: str | None = None) -> DieMesh:
-    """The mesh of one die kind; style: d6 "num"/"pips", d4 "vertex"/"base"."""
+    """The mesh of one die kind; style: d6 "num"/"pips", d4 "vertex"/"base", any kind but the d4 "picture"."""
     if kind not in KINDS:
         raise ValueError(f"unknown die kind {kind!r}")
+    if style == "picture" and kind == "d4":
+        raise ValueError("a d4 shows three numerals a face: it has no picture style")
     style = style or {"d6": "pips", "d4": "vertex"}.get(kind, "num")
     v = _base_vertices(kind)
     vert_lists = _hull_faces(v)
@@ -268,14 +274,14 @@ def build(kind: str, style: str | None = None) -> DieMesh:
                     size = ir * (0.42 if face.value == 1 else 0.30)
                     face.glyphs.append(Glyph("pip", pc, face.up, size))
                 continue
-            text = face_label(kind, face.value)
+            text = PICTURE if style == "picture" and face.value == max(values) else face_label(kind, face.value)
             size = {"d6": 1.15, "d8": 1.2, "d10": 0.0, "d00": 0.0, "d12": 0.95, "d20": 1.05}[kind] * ir
             ctr = face.center
             if kind in ("d10", "d00"):
                 # The numeral sits in the wide part of the kite, near the equator.
                 size = (0.95 if kind == "d10" else 0.85) * ir
                 ctr = face.center - face.up * ir * 0.15
-            face.glyphs.append(Glyph(text, ctr, face.up, size, _needs_bar(kind, face.value)))
+            face.glyphs.append(Glyph(text, ctr, face.up, size, text != PICTURE and _needs_bar(kind, face.value)))
     bevel = {"d6": 0.22}.get(kind, 0.10)
     return DieMesh(kind=kind, style=style, vertices=v, faces=faces, bevel=bevel)
 

@@ -295,6 +295,42 @@ def _glyph_image(text: str, height_px: float, font_idx: int, underline: bool, ma
     return arr, (arr.shape[1] / 2, cy_digits)
 
 
+def _emblem_image(height_px: float, variant: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """A grey emblem (uint8) about height_px tall, plus its centre: what an ornate set prints where a face's
+    numeral would be (the "picture" style). Three designs, by variant: a star in a ring, a dagger crossed with
+    a sprig, a shield with a cross. Drawn, not lettered: nothing in it is a digit."""
+    n = 256
+    img = np.zeros((n, n), np.uint8)
+    c, r = n // 2, n * 0.42
+    w = max(3, n // 28)
+    kind = variant % 3
+    if kind == 0:
+        cv2.circle(img, (c, c), int(r), 255, w, cv2.LINE_AA)
+        ang = np.pi / 2 + np.arange(10) * np.pi / 5
+        rad = np.where(np.arange(10) % 2 == 0, r * 0.8, r * 0.33)
+        star = np.stack([c + rad * np.cos(ang), c - rad * np.sin(ang)], 1)
+        cv2.fillPoly(img, [np.round(star * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
+    elif kind == 1:
+        blade = np.array([[c, c - r], [c + r * 0.17, c + r * 0.2], [c - r * 0.17, c + r * 0.2]])
+        cv2.fillPoly(img, [np.round(blade * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
+        cv2.line(img, (int(c - r * 0.45), int(c + r * 0.3)), (int(c + r * 0.45), int(c + r * 0.3)), 255, 2 * w,
+                 cv2.LINE_AA)
+        cv2.line(img, (c, int(c + r * 0.3)), (c, int(c + r * 0.8)), 255, 3 * w, cv2.LINE_AA)
+        for k in range(5):  # the sprig's leaves, crossing the blade
+            y = c + r * (0.6 - 0.3 * k)
+            x = c - r * (0.65 - 0.3 * k)
+            cv2.ellipse(img, (int(x), int(y)), (int(r * 0.22), int(r * 0.1)), -35, 0, 360, 255, -1, cv2.LINE_AA)
+    else:
+        shield = np.array([[c - r * 0.7, c - r * 0.8], [c + r * 0.7, c - r * 0.8], [c + r * 0.7, c],
+                           [c, c + r * 0.9], [c - r * 0.7, c]])
+        cv2.polylines(img, [np.round(shield * 4).astype(np.int32)], True, 255, w, cv2.LINE_AA, shift=2)
+        cv2.line(img, (c, int(c - r * 0.6)), (c, int(c + r * 0.55)), 255, w, cv2.LINE_AA)
+        cv2.line(img, (int(c - r * 0.5), int(c - r * 0.2)), (int(c + r * 0.5), int(c - r * 0.2)), 255, w, cv2.LINE_AA)
+    scale = height_px / (2 * r)
+    out = cv2.resize(img, (max(1, round(n * scale)), max(1, round(n * scale))), interpolation=cv2.INTER_AREA)
+    return out, (out.shape[1] / 2, out.shape[0] / 2)
+
+
 def _face_frame(mesh: geometry.DieMesh):
     """Tile size, layout and the px-per-unit scale shared by every face of an atlas."""
     v = mesh.vertices
@@ -348,7 +384,11 @@ def _face_ink(kind: str, style: str, fi: int, font_idx: int) -> np.ndarray:
             r = g.size * s / 2
             cv2.circle(ink, (int(round(cx * 4)), int(round(cy * 4))), int(round(r * 4)), 1.0, -1, cv2.LINE_AA, shift=2)
             continue
-        gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline, ir * (1.3 if mesh.kind in ("d4",) else 1.5))
+        if g.text == geometry.PICTURE:  # the emblem's design follows the font: a set's look chooses both
+            gi, (gx, gy) = _emblem_image(min(g.size * s * 0.9, ir * 1.5), font_idx)
+        else:
+            gi, (gx, gy) = _glyph_image(g.text, g.size * s * 0.62, font_idx, g.underline,
+                                        ir * (1.3 if mesh.kind in ("d4",) else 1.5))
         M = cv2.getRotationMatrix2D((gx, gy), ang, 1.0)
         M[0, 2] += cx - gx
         M[1, 2] += cy - gy

@@ -623,12 +623,24 @@ def spread(rng: np.random.Generator, unproject, radii: Sequence[float], width: i
     return spots
 
 
+def with_pictures(dice: list[DieSpec], share: float, seed: int) -> list[DieSpec]:
+    """The dice with about `share` of them (no d4) printed in the "picture" style: their highest face shows a
+    picture where its numeral would be, as ornate sets print a logo on their 20. Drawn from a generator of its own,
+    so that a table rendered without pictures is the same table, die for die, as it always was."""
+    if not 0 <= share <= 1:
+        raise LimitError(f"the share of dice with a picture face must be 0-1, got {share}")
+    rng = np.random.default_rng([seed, 0x9C7])
+    return [replace(d, style="picture") if d.kind != "d4" and rng.random() < share else d for d in dice]
+
+
 def render_image(seed: int, *, renderer: Renderer, kinds: Sequence[str] | None = None, width: int = 640,
-                 height: int = 480, n_dice: int | None = None, effects_strength: float = 1.0, defer_jpeg: bool = False):
+                 height: int = 480, n_dice: int | None = None, effects_strength: float = 1.0, defer_jpeg: bool = False,
+                 pictures: float = 0.0):
     """One random table of dice, drawn by `renderer`: BGR uint8 image and its truth (values from the poses).
 
     defer_jpeg=True returns (image, truth, jpeg quality or 0) with the webcam's JPEG
-    compression left to the caller, who encodes the image at that quality."""
+    compression left to the caller, who encodes the image at that quality. `pictures`: the share of dice (no d4)
+    whose highest face is a picture (`with_pictures`)."""
     check_size(width, height)
     ks = parse_kinds(kinds)
     if n_dice is not None and not 0 <= n_dice <= 40:
@@ -636,6 +648,8 @@ def render_image(seed: int, *, renderer: Renderer, kinds: Sequence[str] | None =
     rng = np.random.default_rng(seed)
     layout = sample_scene(rng, ks, width, height, n_dice)
     eff = fx.sample_effects(rng, effects_strength) if effects_strength > 0 else None
+    if pictures:
+        layout.scene.dice = with_pictures(layout.scene.dice, pictures, seed)
     img, read = render_scene(renderer, layout.scene, eff, f"synth-{seed}", jpeg=not defer_jpeg)
     if defer_jpeg:
         return img, read, (eff.jpeg if eff is not None else 0)

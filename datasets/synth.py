@@ -86,11 +86,12 @@ def _render_for_writer(args, renderer: Renderer):
     when it has one (instead of a JPEG round trip followed by a second encode), else at
     JPEG_QUALITY. In worker processes this also keeps the encoding off the writing process
     and sends ~50 kB instead of a raw frame back to it."""
-    seed, i, kinds, width, height, fmt = args
+    seed, i, kinds, width, height, fmt, pictures = args
     if fmt == "crops":
-        return render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height)
+        return render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height,
+                            pictures=pictures)
     img, read, quality = render_image(image_seed(seed, i), renderer=renderer, kinds=kinds, width=width, height=height,
-                                      defer_jpeg=True)
+                                      defer_jpeg=True, pictures=pictures)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, min(quality or JPEG_QUALITY, JPEG_QUALITY)])
     return buf.tobytes(), read
 
@@ -147,11 +148,12 @@ def _ready(out: Path, renderer: str, device: str) -> Path:
 
 def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt: str, clip: bool = False,
              progress: bool = True, *, width: int = 640, height: int = 480, workers: int = 1,
-             renderer: str = "gl", device: str = "cpu") -> Summary:
+             renderer: str = "gl", device: str = "cpu", pictures: float = 0.0) -> Summary:
     """Render `count` images (or clips) from `seed` into `out` in format `fmt`.
 
     renderer "photoreal": Blender Cycles (datasets/photoreal), on the CPU or with device "gpu"
-    on CUDA/OptiX; one process, whose render threads already use every core."""
+    on CUDA/OptiX; one process, whose render threads already use every core. `pictures`: the share of
+    dice whose highest face is a picture (`scene.with_pictures`; the OpenGL renderer's stills)."""
     if fmt not in FORMATS:
         raise DicecamError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if not 1 <= count <= MAX_COUNT:
@@ -162,6 +164,10 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
         raise DicecamError("--clip is not available with the photoreal renderer")
     if renderer == "photoreal" and workers > 1:
         raise DicecamError("the photoreal renderer uses every core in one process: drop --workers")
+    if not 0 <= pictures <= 1:
+        raise LimitError(f"--pictures is a share of the dice, 0-1, got {pictures}")
+    if pictures and (clip or renderer == "photoreal"):
+        raise DicecamError("--pictures is drawn by the OpenGL renderer's stills: drop --clip or --renderer photoreal")
     out = _ready(out, renderer, device)
     writer = Writer(out, fmt)
     t0 = time.perf_counter()
@@ -184,7 +190,7 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
             name = f"p{seed}_{i:06d}"
             writer.add(name, img, read.model_copy(update={"image": name}))
     else:
-        jobs = [(seed, i, ks, width, height, fmt) for i in range(count)]
+        jobs = [(seed, i, ks, width, height, fmt, pictures) for i in range(count)]
         if workers > 1:
             ctx = mp.get_context("spawn")
             with ctx.Pool(workers, initializer=_worker_init, initargs=("1",)) as pool:
@@ -201,7 +207,8 @@ def generate(out: Path, count: int, seed: int, kinds: Sequence[str] | None, fmt:
     writer.close()
     dt = time.perf_counter() - t0
     summary = Summary(str(out.resolve()), fmt, writer.count, writer.dice, round(dt, 3), round(writer.count / max(dt, 1e-9), 2), clips)
-    _describe(out, summary, seed=seed, kinds=list(ks), renderer=renderer)
+    pictured = {"pictures": pictures} if pictures else {}  # a set without them is described as it always was
+    _describe(out, summary, seed=seed, kinds=list(ks), renderer=renderer, **pictured)
     return summary
 
 

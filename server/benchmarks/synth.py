@@ -29,10 +29,10 @@ def _warm_rate(n: int, width: int, height: int) -> float:
     kinds = parse_kinds(None)
     with Renderer() as gl:
         for i in range(min(n, 60)):  # warm: build the atlases and surfaces this sample needs
-            _render_for_writer((1, 10_000 + i, kinds, width, height, "yolo"), gl)
+            _render_for_writer((1, 10_000 + i, kinds, width, height, "yolo", 0.0), gl)
         t = time.perf_counter()
         for i in range(n):
-            _render_for_writer((2, i, kinds, width, height, "yolo"), gl)
+            _render_for_writer((2, i, kinds, width, height, "yolo", 0.0), gl)
         return n / (time.perf_counter() - t)
 
 

@@ -92,3 +92,23 @@ def test_value_is_the_face_pointing_up(kind, seed, yaw):
     nz = (m.normals @ R2.T)[:, 2]
     if kind != "d4":
         assert g.value_up(m, R2) == m.faces[int(np.argmax(nz))].value
+
+
+@pytest.mark.parametrize("kind", ["d6", "d8", "d10", "d00", "d12", "d20"])
+def test_a_picture_style_die_prints_a_picture_on_its_highest_face_and_is_numbered_like_any_other(kind):
+    plain, picture = g.build(kind, "num"), g.build(kind, "picture")
+    top = max(picture.values)
+    for a, b in zip(plain.faces, picture.faces):
+        assert a.value == b.value and np.allclose(a.normal, b.normal)
+        texts = [gl.text for gl in b.glyphs]
+        assert texts == ([g.PICTURE] if b.value == top else [gl.text for gl in a.glyphs])
+        assert not any(gl.underline for gl in b.glyphs if gl.text == g.PICTURE)
+    R = g.resting_rotation(picture, int(np.argmin(picture.normals @ picture.faces[picture.values.index(top)].normal)),
+                           0.4)
+    assert g.value_up(picture, R) == top, "the picture's face reads its value as it always did"
+
+
+def test_a_d4_has_no_picture_style():
+    with pytest.raises(ValueError, match="no picture style"):
+        g.build("d4", "picture")
+

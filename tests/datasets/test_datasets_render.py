@@ -414,3 +414,46 @@ def test_a_hand_lies_beside_the_dice_never_on_one_and_takes_no_draw(monkeypatch)
         kept = [p for p in with_hand.props if p[2] != "ball"]
         assert after == after2 and [d[0].tolist() for d in with_hand.domes] == [d[0].tolist() for d in without.domes]
         assert len(kept) == len(without.props) and all(np.array_equal(a[0], b[0]) for a, b in zip(kept, without.props))
+
+
+def test_dice_with_a_picture_face_lie_on_the_same_table_as_without_and_only_their_print_changes(gl):
+    plain, plain_read = sc.render_image(11, renderer=gl, width=320, height=240, n_dice=6)
+    again, again_read = sc.render_image(11, renderer=gl, width=320, height=240, n_dice=6, pictures=0.0)
+    assert np.array_equal(plain, again) and plain_read == again_read, "no pictures asked: the table as it always was"
+    pictured, read = sc.render_image(11, renderer=gl, width=320, height=240, n_dice=6, pictures=1.0)
+    assert [(d.type, d.value, d.box) for d in read.dice] == [(d.type, d.value, d.box) for d in plain_read.dice]
+    assert not np.array_equal(pictured, plain), "the pictures are drawn"
+
+
+def test_every_die_but_a_d4_may_show_a_picture_and_the_share_is_checked():
+    dice = [render.DieSpec(kind=k, style="num", font=0, engraved=False, R=np.eye(3), pos=np.zeros(3), scale=10.0,
+                           colour="red", body=(1, 0, 0), body2=(1, 0, 0), ink=(1, 1, 1), material="solid")
+            for k in ("d4", "d20", "d12")]
+    assert [d.style for d in sc.with_pictures(dice, 1.0, 3)] == ["num", "picture", "picture"]
+    assert [d.style for d in sc.with_pictures(dice, 0.0, 3)] == ["num", "num", "num"]
+    with pytest.raises(LimitError):
+        sc.with_pictures(dice, 1.5, 3)
+
+
+def test_an_emblem_is_drawn_where_the_picture_faces_numeral_would_be():
+    m = g.build("d20", "picture")
+    top = m.values.index(20)
+    emblems = [render._face_ink("d20", "picture", top, font) for font in range(3)]
+    numeral = render._face_ink("d20", "num", top, 0)
+    assert all(e.sum() > 0.2 * numeral.sum() for e in emblems), "each design prints about as much ink as a numeral"
+    assert not np.allclose(emblems[0], emblems[1]) and not np.allclose(emblems[1], emblems[2])
+    assert not np.allclose(emblems[0], numeral)
+
+
+def test_synth_refuses_a_share_of_pictures_it_cannot_draw_in_one_line(tmp_path, capsys):
+    from dicecam.server.cli import main
+
+    out = tmp_path / "set"
+    for extra in (["--pictures", "1.5"], ["--pictures", "0.5", "--clip"], ["--pictures", "0.5", "--one-die"]):
+        assert main(["synth", "--out", str(out), "--count", "1", "--quiet", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert main(["synth", "--out", str(out), "--count", "2", "--seed", "3", "--kinds", "d20", "--pictures", "1",
+                 "--format", "jsonl", "--width", "200", "--height", "160", "--quiet"]) == 0
+    assert json.loads((out / "summary.json").read_text())["pictures"] == 1.0
+
