@@ -176,7 +176,7 @@ def choose_threshold(right: np.ndarray, chance: np.ndarray, pick: np.ndarray, so
     leaves the most dice read without doubt while, on every real source, at most `most_wrong` of those
     are wrong (renders are not what the threshold is for). One reader's chances can be better
     calibrated than the other's, so each gets its own."""
-    real = [s for s in np.unique(source) if s != "synthetic"] or list(np.unique(source))
+    real = _chosen_for(list(np.unique(source)))
     grid = np.round(np.arange(0.5, 0.995, 0.01), 2)
     best, most = (0.99, 0.99), -1.0
     for a in grid:
@@ -194,8 +194,13 @@ def sources_over_the_bar(figures: dict[str, dict], most_wrong: float = SURE_WRON
     dice are more than `most_wrong` wrong: where no pair of thresholds meets the bar on every one, `choose_threshold`
     falls back to its strictest pair, and a model fitted so is not fit to ship (forty-ninth stop: with every value
     label beside lurig-types, models/MODEL_CARD.md, Next 10)."""
-    real = [s for s in figures if s != "synthetic"] or list(figures)
-    return sorted(s for s in real if figures[s]["sure_wrong"] > most_wrong)
+    return sorted(s for s in _chosen_for(list(figures)) if figures[s]["sure_wrong"] > most_wrong)
+
+
+def _chosen_for(sources: list[str]) -> list[str]:
+    """The sources the thresholds are chosen for: the real ones (renders are not what they are for), or every one
+    where none is real."""
+    return [s for s in sources if s != "synthetic"] or sources
 
 
 def _figures(right: np.ndarray, chance: np.ndarray, below) -> dict:
