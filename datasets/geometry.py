@@ -264,6 +264,7 @@ def build(kind: str, style: str | None = None) -> DieMesh:
     if kind == "d4":
         _number_d4(v, faces, style)
     else:
+        pictured = max(values) if style == "picture" else None  # the face printed with a picture, if any
         for face in faces:
             ir = _inradius(v, face.verts, face.center)
             if kind == "d6" and style == "pips":
@@ -274,7 +275,7 @@ def build(kind: str, style: str | None = None) -> DieMesh:
                     size = ir * (0.42 if face.value == 1 else 0.30)
                     face.glyphs.append(Glyph("pip", pc, face.up, size))
                 continue
-            text = PICTURE if style == "picture" and face.value == max(values) else face_label(kind, face.value)
+            text = PICTURE if face.value == pictured else face_label(kind, face.value)
             size = {"d6": 1.15, "d8": 1.2, "d10": 0.0, "d00": 0.0, "d12": 0.95, "d20": 1.05}[kind] * ir
             ctr = face.center
             if kind in ("d10", "d00"):

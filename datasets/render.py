@@ -303,14 +303,14 @@ def _emblem_image(height_px: float, variant: int) -> tuple[np.ndarray, tuple[flo
     img = np.zeros((n, n), np.uint8)
     c, r = n // 2, n * 0.42
     w = max(3, n // 28)
-    kind = variant % 3
-    if kind == 0:
+    design = variant % 3
+    if design == 0:
         cv2.circle(img, (c, c), int(r), 255, w, cv2.LINE_AA)
         ang = np.pi / 2 + np.arange(10) * np.pi / 5
         rad = np.where(np.arange(10) % 2 == 0, r * 0.8, r * 0.33)
         star = np.stack([c + rad * np.cos(ang), c - rad * np.sin(ang)], 1)
         cv2.fillPoly(img, [np.round(star * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
-    elif kind == 1:
+    elif design == 1:
         blade = np.array([[c, c - r], [c + r * 0.17, c + r * 0.2], [c - r * 0.17, c + r * 0.2]])
         cv2.fillPoly(img, [np.round(blade * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
         cv2.line(img, (int(c - r * 0.45), int(c + r * 0.3)), (int(c + r * 0.45), int(c + r * 0.3)), 255, 2 * w,

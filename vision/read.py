@@ -401,6 +401,9 @@ def _no_surer_than(belief: Belief, plain: Belief) -> Belief:
     return replace(belief, confidence=np.minimum(belief.confidence, cap))
 
 
+MEMORY_OUTWEIGHS = 0.5  # a taught die's face vote trusted this far outweighs the readers' belief in the blend
+
+
 def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
     """The belief with the memory's face vote blended in, as far as it is trusted (nearly identical
     examples of a taught die: the same die lying much as it was taught)."""
@@ -409,8 +412,9 @@ def _with_faces_seen_before(belief: Belief, recall: Recall) -> Belief:
     best = joint.argmax(1)
     rows = np.arange(len(best))
     kept = (best == belief.best) * belief.confidence
-    # A taught die's own examples read a face that is a picture, which the numerals cannot (vision/memory.py).
-    picture = None if belief.picture is None else belief.picture & (t < 0.5)
+    # A taught die's own examples read a face that is a picture, which the numerals cannot (vision/memory.py): where
+    # their vote outweighs the readers', the die is no longer doubted for showing one.
+    picture = None if belief.picture is None else belief.picture & (t < MEMORY_OUTWEIGHS)
     return Belief(joint, best, (1 - t) * kept + t * recall.face_p[rows, best], belief.legible, belief.below, picture)
 
 
