@@ -43,6 +43,10 @@ PER_SOURCE = 600  # dice at most from each source
 GATE_TREES = dict(n_estimators=100, max_depth=3, learning_rate=0.1, random_state=0)
 # At most this share of the dice read without a doubt flag may be wrong (the reading issue's bar).
 SURE_WRONG = 0.02
+# Label sets of dice whose up face is a picture: their photos are left out of the fit. The reader flags a picture
+# where it sees one (belief.shows_picture); where it reads a clear neighbour instead, no measure here sees it, and one
+# die's run would set every threshold (fiftieth stop: with its photos in, no pair kept lurig-types within the bar).
+PICTURE_FACED = ("lurig-d20-logo-values",)
 
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
@@ -55,22 +59,30 @@ def values_beside(real: Path, set_name: str) -> dict[str, int]:
     its gate to hand a d12's plain "2" to the face network's "12" (forty-eighth stop)."""
     out: dict[str, int] = {}
     for name in LABELLED_BESIDE.get(set_name, ()):
-        if (Path(real) / name).is_dir():
+        if (Path(real) / name).is_dir() and name not in PICTURE_FACED:
             out.update({t.path.name: t.dice[0].value for t in load_truth(Path(real) / name)
                         if len(t.dice) == 1 and t.dice[0].value is not None})
     return out
 
 
+def picture_faced(real: Path, set_name: str) -> set[str]:
+    """The file names of `set_name`'s photos that a set beside it labels as a picture-faced die (PICTURE_FACED)."""
+    return {t.path.name for name in LABELLED_BESIDE.get(set_name, ()) if name in PICTURE_FACED
+            and (Path(real) / name).is_dir() for t in load_truth(Path(real) / name)}
+
+
 def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
             reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic",
-            values: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str]]:
-    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,)): per die, each reader's measures, whether
-    its answer is right (its kind, and its value where the truth has one, or `values` names one for its photo's
-    one die: `values_beside`), its photo's video run (None where `set_name` names none) and its true kind.
-    `reader_of`: which reader reads a photo (the dice are found by `reader` either way)."""
+            values: dict[str, int] | None = None
+            ) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str], np.ndarray]:
+    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2)): per die, each reader's measures,
+    whether its answer is right (its kind, and its value where the truth has one, or `values` names one for its
+    photo's one die: `values_beside`), its photo's video run (None where `set_name` names none), its true kind and
+    each reader's answer (a face class). `reader_of`: which reader reads a photo (the dice are found by `reader`
+    either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
-    feats, right, runs, kinds = [], [], [], []
+    feats, right, runs, kinds, said = [], [], [], [], []
     for item, img, dets, dice in detected_photos(reader, items[::step]):
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
@@ -84,7 +96,9 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             right.append(ok)
             runs.append(run_of_photo(set_name, item.meta))
             kinds.append(die.kind.value)
-    return np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds
+            said.append(answers)
+    return (np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds,
+            np.array(said, np.int64).reshape(-1, 2))
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -170,6 +184,13 @@ def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple[np.nda
     return pick, chance
 
 
+def flagged_as_the_reader_flags(x: np.ndarray, pick: np.ndarray, answers: np.ndarray, chance: np.ndarray) -> np.ndarray:
+    """`chance` with every die the reader flags for a picture where its numeral should be (belief.shows_picture) at 0:
+    such a die is uncertain however sure the model is, so the thresholds are chosen among the dice the reader leaves
+    unflagged (forty-ninth stop's Next 10)."""
+    return np.where(belief.shows_picture(x, pick, answers[np.arange(len(pick)), pick]), 0.0, chance)
+
+
 def choose_threshold(right: np.ndarray, chance: np.ndarray, pick: np.ndarray, source: np.ndarray,
                      most_wrong: float = SURE_WRONG) -> tuple[float, float]:
     """Per reader (numerals, network), the confidence under which a die is uncertain: the pair that
@@ -247,7 +268,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
                      **{f"y{i}": p[1] for i, p in enumerate(parts.values())},
                      **{f"g{i}": np.array(["" if g is None else g for g in p[2]])
                         for i, p in enumerate(parts.values())},
-                     **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())})
+                     **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())},
+                     **{f"a{i}": p[4] for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
     y = np.concatenate([p[1] for p in parts.values()])
     if len(y) < 20 or len(np.unique(y)) < 2:
@@ -259,6 +281,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     # fitted without it. The threshold is set there.
     pick, chance = cross_fitted(x, y, fold)
     right = y[np.arange(len(y)), pick]
+    chance = flagged_as_the_reader_flags(x, pick, np.concatenate([p[4] for p in parts.values()]), chance)
     below = choose_threshold(right, chance, pick, source)
     trees = grow_gate(x, y)
     conf_coef, conf_bias = fit_confidence(x, y, out_of_fold_gate(x, y, fold))
@@ -335,7 +358,7 @@ def _weights(reader_folder: Path | None) -> Path:
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
              reader_of: Callable[[TruthImage], Reader] | None = None, values: dict[str, dict[str, int]] | None = None
-             ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]]:
+             ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list, np.ndarray]]:
     """Each doubt source's measured dice (`samples`); `values`: per real set, the values labelled beside it (`_values`)."""
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
@@ -343,7 +366,9 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
         if not truth.exists():
             continue
         set_name = name.split("/")[0]
-        keep = (lambda t: True) if which == "all" else (lambda t, n=set_name: not held_out(n, t))
+        pictured = picture_faced(Path(real), set_name)
+        keep = ((lambda t: t.path.name not in pictured) if which == "all" else
+                (lambda t, n=set_name: not held_out(n, t) and t.path.name not in pictured))
         parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name,
                               values=(values or {}).get(set_name))
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
@@ -378,11 +403,12 @@ def _values_id(values: dict[str, dict[str, int]]) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _cached(cache: Path | None, reader_id: str) -> dict[str, tuple[np.ndarray, np.ndarray, list, list]] | None:
+def _cached(cache: Path | None, reader_id: str
+            ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list, np.ndarray]] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)
-    if str(data["reader"]) != reader_id or "k0" not in data:  # another reader, or kept before runs and kinds were
+    if str(data["reader"]) != reader_id or "a0" not in data:  # another reader, or kept before answers were
         return None
     return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
-                     data[f"k{i}"].tolist()) for i, n in enumerate(data["names"])}
+                     data[f"k{i}"].tolist(), data[f"a{i}"]) for i, n in enumerate(data["names"])}

@@ -203,31 +203,67 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
 
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
-    _, right, _, kinds = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
+    _, right, _, kinds, _ = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
                                              set_name="lurig-types", values=values)
     assert kinds == ["d4", "d8"]
     assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
 
 
-def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it(tmp_path):
-    from dicecam.models.train_doubt import values_beside
+def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it_but_a_picture_faced_die(tmp_path):
+    from dicecam.models.train_doubt import PICTURE_FACED, picture_faced, values_beside
     from dicecam.vision.evaluate import LABELLED_BESIDE
 
     assert set(LABELLED_BESIDE["lurig-types"]) == {"lurig-d4-values", "lurig-top-values", "lurig-d12-values",
                                                    "lurig-d6-values", "lurig-d20-logo-values"}
+    assert PICTURE_FACED == ("lurig-d20-logo-values",)
     for n, name in enumerate(LABELLED_BESIDE["lurig-types"]):
         (tmp_path / name).mkdir()
         row = {"image": f"../lurig-types/images/{name}.jpg", "dice": [{"type": "d12", "value": n + 2}]}
         (tmp_path / name / "truth.jsonl").write_text(json.dumps(row) + "\n")
     assert values_beside(tmp_path, "lurig-types") == {f"{name}.jpg": n + 2 for n, name in
-                                                      enumerate(LABELLED_BESIDE["lurig-types"])}
+                                                      enumerate(LABELLED_BESIDE["lurig-types"])
+                                                      if name not in PICTURE_FACED}
+    assert picture_faced(tmp_path, "lurig-types") == {"lurig-d20-logo-values.jpg"}
+    assert picture_faced(tmp_path, "lurig-d20-values") == set()
 
 
-def test_a_doubt_fit_whose_thresholds_cannot_meet_the_bar_on_a_real_source_names_it():
-    from dicecam.models.train_doubt import SURE_WRONG, sources_over_the_bar
+def test_the_doubt_fit_leaves_the_picture_faced_dice_out_and_keeps_each_readers_answer(tmp_path, monkeypatch):
+    from dicecam.models import train_doubt
+    from dicecam.vision.crops import FACE_INDEX
 
-    fine, over = {"sure_wrong": SURE_WRONG}, {"sure_wrong": SURE_WRONG + 0.01}
-    assert sources_over_the_bar({"lurig-types": over, "nell": fine, "synthetic": over}) == ["lurig-types"]
-    assert sources_over_the_bar({"lurig-types": fine, "synthetic": over}) == [], "renders are not what it is chosen for"
-    assert sources_over_the_bar({"synthetic": over}) == ["synthetic"], "unless there is nothing else"
+    (tmp_path / "lurig-types").mkdir()
+    (tmp_path / "lurig-types" / "truth.jsonl").write_text("".join(
+        json.dumps({"image": f"images/{n}.jpg", "dice": [{"type": "d20"}]}) + "\n" for n in ("plain", "logo")))
+    (tmp_path / "lurig-d20-logo-values").mkdir()
+    (tmp_path / "lurig-d20-logo-values" / "truth.jsonl").write_text(json.dumps(
+        {"image": "../lurig-types/images/logo.jpg", "dice": [{"type": "d20", "value": 20}]}) + "\n")
 
+    class Seen:
+        answers = np.array([[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]])
+        features = np.zeros((1, 2, len(FEATURES)))
+
+    class OneDieReader:
+        def readings(self, img, name):
+            return (Seen(),)
+
+    monkeypatch.setattr(train_doubt, "DOUBT_SETS", (("lurig-types", "all"),))
+    monkeypatch.setattr(train_doubt, "detected_photos",
+                        lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
+    parts = train_doubt._measure(OneDieReader(), tmp_path, None, lambda m: None)
+    x, right, runs, kinds, answers = parts["lurig-types"]
+    assert len(right) == 1, "the picture-faced die's photo is not measured"
+    assert answers.tolist() == [[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]]
+
+
+def test_a_die_the_picture_rule_flags_counts_as_not_sure_when_the_thresholds_are_chosen():
+    from dicecam.models.train_doubt import flagged_as_the_reader_flags
+    from dicecam.vision.belief import PICTURE_FOREIGN
+    from dicecam.vision.crops import FACE_INDEX
+
+    x = np.zeros((4, 2, len(FEATURES)))
+    x[:3, 0, FEATURES.index("foreign_text")] = PICTURE_FOREIGN + 0.1  # three dice whose clearest window is no numeral
+    answers = np.array([[FACE_INDEX[("d20", 8)]] * 2, [FACE_INDEX[("d4", 3)]] * 2, [FACE_INDEX[("d20", 8)]] * 2,
+                        [FACE_INDEX[("d20", 8)]] * 2])
+    pick = np.array([0, 0, 1, 0])  # numerals, numerals (a d4), the face network, numerals (a plain window)
+    chance = flagged_as_the_reader_flags(x, pick, answers, np.full(4, 0.97))
+    assert chance.tolist() == [0.0, 0.97, 0.97, 0.97]
