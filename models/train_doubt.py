@@ -51,7 +51,8 @@ PICTURE_FACED = ("lurig-d20-logo-values",)
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
     """Photo file name -> the value of its one die, from the sets beside `set_name` under `real` that label its
-    photos by value (vision/evaluate.LABELLED_BESIDE); {} for a set that has none.
+    photos by value (vision/evaluate.LABELLED_BESIDE) but for the picture-faced dice (PICTURE_FACED: their photos are
+    left out of the fit); {} for a set that has none.
 
     lurig-types labels its dice by kind alone: where a set beside it labels a photo by value, a die read as the right
     kind with the wrong value is wrong. Without them a d4 read as any face of a d4 counted as right, and the doubt

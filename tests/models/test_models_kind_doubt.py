@@ -204,7 +204,7 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
     _, right, _, kinds, _ = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
-                                             set_name="lurig-types", values=values)
+                                                set_name="lurig-types", values=values)
     assert kinds == ["d4", "d8"]
     assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
 
@@ -267,3 +267,12 @@ def test_a_die_the_picture_rule_flags_counts_as_not_sure_when_the_thresholds_are
     pick = np.array([0, 0, 1, 0])  # numerals, numerals (a d4), the face network, numerals (a plain window)
     chance = flagged_as_the_reader_flags(x, pick, answers, np.full(4, 0.97))
     assert chance.tolist() == [0.0, 0.97, 0.97, 0.97]
+
+
+def test_a_doubt_fit_whose_thresholds_cannot_meet_the_bar_on_a_real_source_names_it():
+    from dicecam.models.train_doubt import SURE_WRONG, sources_over_the_bar
+
+    fine, over = {"sure_wrong": SURE_WRONG}, {"sure_wrong": SURE_WRONG + 0.01}
+    assert sources_over_the_bar({"lurig-types": over, "nell": fine, "synthetic": over}) == ["lurig-types"]
+    assert sources_over_the_bar({"lurig-types": fine, "synthetic": over}) == [], "renders are not what it is chosen for"
+    assert sources_over_the_bar({"synthetic": over}) == ["synthetic"], "unless there is nothing else"
