@@ -47,6 +47,8 @@ SURE_WRONG = 0.02
 # where it sees one (belief.shows_picture); where it reads a clear neighbour instead, no measure here sees it, and one
 # die's run would set every threshold (fiftieth stop: with its photos in, no pair kept lurig-types within the bar).
 PICTURE_FACED = ("lurig-d20-logo-values",)
+# Per die of a source, as `samples` measures it: features, right, runs, kinds, answers.
+Measured = tuple[np.ndarray, np.ndarray, list, list, np.ndarray]
 
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
@@ -58,24 +60,26 @@ def values_beside(real: Path, set_name: str) -> dict[str, int]:
     kind with the wrong value is wrong. Without them a d4 read as any face of a d4 counted as right, and the doubt
     model learnt to be sure of d4s (forty-seventh stop: 29 of 100 sure d4s wrong in lurig-types' training runs), and
     its gate to hand a d12's plain "2" to the face network's "12" (forty-eighth stop)."""
-    out: dict[str, int] = {}
-    for name in LABELLED_BESIDE.get(set_name, ()):
-        if (Path(real) / name).is_dir() and name not in PICTURE_FACED:
-            out.update({t.path.name: t.dice[0].value for t in load_truth(Path(real) / name)
-                        if len(t.dice) == 1 and t.dice[0].value is not None})
-    return out
+    return {t.path.name: t.dice[0].value for t in _labelled_beside(real, set_name, pictured=False)
+            if len(t.dice) == 1 and t.dice[0].value is not None}
 
 
 def picture_faced(real: Path, set_name: str) -> set[str]:
     """The file names of `set_name`'s photos that a set beside it labels as a picture-faced die (PICTURE_FACED)."""
-    return {t.path.name for name in LABELLED_BESIDE.get(set_name, ()) if name in PICTURE_FACED
-            and (Path(real) / name).is_dir() for t in load_truth(Path(real) / name)}
+    return {t.path.name for t in _labelled_beside(real, set_name, pictured=True)}
+
+
+def _labelled_beside(real: Path, set_name: str, *, pictured: bool) -> list[TruthImage]:
+    """The photos of the sets under `real` that label `set_name`'s photos (vision/evaluate.LABELLED_BESIDE): those of
+    the picture-faced dice (PICTURE_FACED), or those of the others."""
+    return [t for name in LABELLED_BESIDE.get(set_name, ()) if (name in PICTURE_FACED) == pictured
+            and (Path(real) / name).is_dir() for t in load_truth(Path(real) / name)]
 
 
 def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap: int = PER_SOURCE,
             reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic",
             values: dict[str, int] | None = None
-            ) -> tuple[np.ndarray, np.ndarray, list[str | None], list[str], np.ndarray]:
+            ) -> Measured:
     """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2)): per die, each reader's measures,
     whether its answer is right (its kind, and its value where the truth has one, or `values` names one for its
     photo's one die: `values_beside`), its photo's video run (None where `set_name` names none), its true kind and
@@ -359,7 +363,7 @@ def _weights(reader_folder: Path | None) -> Path:
 
 def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
              reader_of: Callable[[TruthImage], Reader] | None = None, values: dict[str, dict[str, int]] | None = None
-             ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list, np.ndarray]]:
+             ) -> dict[str, Measured]:
     """Each doubt source's measured dice (`samples`); `values`: per real set, the values labelled beside it (`_values`)."""
     parts = {}
     for name, which in DOUBT_SETS if real is not None else ():
@@ -368,8 +372,7 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
             continue
         set_name = name.split("/")[0]
         pictured = picture_faced(Path(real), set_name)
-        keep = ((lambda t: t.path.name not in pictured) if which == "all" else
-                (lambda t, n=set_name: not held_out(n, t) and t.path.name not in pictured))
+        keep = lambda t: t.path.name not in pictured and (which == "all" or not held_out(set_name, t))  # noqa: E731
         parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name,
                               values=(values or {}).get(set_name))
         log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
@@ -404,8 +407,7 @@ def _values_id(values: dict[str, dict[str, int]]) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _cached(cache: Path | None, reader_id: str
-            ) -> dict[str, tuple[np.ndarray, np.ndarray, list, list, np.ndarray]] | None:
+def _cached(cache: Path | None, reader_id: str) -> dict[str, Measured] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)

@@ -58,6 +58,8 @@ UNREAD = NOT_READ / 10  # a die at or below this everywhere was not read (a memo
 FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_agree", "readers_twins",
             "log_kind_prior", "log_side_px", "foreign_text", "facing", "up_offset")
 _DIE_FROM = FEATURES.index("log_side_px")  # the measures from here on are the die's, not a reader's
+_FOREIGN = FEATURES.index("foreign_text")
+_D4 = KINDS.index("d4")
 _TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
 # Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
 TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
@@ -355,8 +357,7 @@ def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
 def shows_picture(features: np.ndarray, pick: np.ndarray, best: np.ndarray) -> np.ndarray:
     """(N,) bool: dice answered by their numerals where the clearest window's writing is mostly no numeral
     (PICTURE_FOREIGN). The face network's answers are not: pips are no digits either."""
-    foreign = features[:, 0, FEATURES.index("foreign_text")]
-    return (pick == 0) & (foreign >= PICTURE_FOREIGN) & (KIND_OF_FACE[best] != KINDS.index("d4"))
+    return (pick == 0) & (features[:, 0, _FOREIGN] >= PICTURE_FOREIGN) & (KIND_OF_FACE[best] != _D4)
 
 
 def combine(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None = None,
