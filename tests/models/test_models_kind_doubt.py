@@ -276,3 +276,40 @@ def test_a_doubt_fit_whose_thresholds_cannot_meet_the_bar_on_a_real_source_names
     assert sources_over_the_bar({"lurig-types": over, "nell": fine, "synthetic": over}) == ["lurig-types"]
     assert sources_over_the_bar({"lurig-types": fine, "synthetic": over}) == [], "renders are not what it is chosen for"
     assert sources_over_the_bar({"synthetic": over}) == ["synthetic"], "unless there is nothing else"
+
+
+def _dice(source: str, chances_right: list[tuple[float, int]]):
+    chance, right = zip(*chances_right)
+    return np.array(right), np.array(chance), np.ones(len(right), np.int64), np.array([source] * len(right))
+
+
+def _joined(*sources):
+    return [np.concatenate(parts) for parts in zip(*sources)]
+
+
+def test_the_thresholds_leave_the_most_dice_sure_with_at_most_the_bar_wrong_on_every_real_source():
+    from dicecam.models.train_doubt import choose_threshold
+
+    # 30 right dice at 0.95 and one wrong at 0.90 on each source (3 % of 31): the wrong one is flagged.
+    a = _dice("nell", [(0.95, 1)] * 30 + [(0.90, 0)])
+    b = _dice("lurig-d20-values", [(0.95, 1)] * 30 + [(0.90, 0)])
+    renders = _dice("synthetic", [(0.97, 0)] * 30)  # renders are not what the thresholds are chosen for
+    right, chance, pick, source = _joined(a, b, renders)
+    assert choose_threshold(right, chance, pick, source)[1] == 0.91
+
+
+def test_a_source_whose_wrong_dice_no_threshold_flags_does_not_flag_every_die():
+    from dicecam.models.train_doubt import beyond_reach, choose_threshold, sources_over_the_bar, _figures
+
+    # lurig-types has three dice read wrong at 0.995 (3 % of its sure dice at best): every pair of thresholds leaves
+    # them sure. The strictest pair would flag all the rest as well; the fallback keeps the bar on what a threshold
+    # can reach.
+    types = _dice("lurig-types", [(0.995, 0)] * 3 + [(0.96, 1)] * 100 + [(0.80, 0)] * 10)
+    nell = _dice("nell", [(0.96, 1)] * 100 + [(0.70, 0)] * 5)
+    right, chance, pick, source = _joined(types, nell)
+    assert beyond_reach(right, chance, source) == {"lurig-types": 3, "nell": 0}
+    below = choose_threshold(right, chance, pick, source)
+    assert below[1] == 0.81, "the dice at 0.96 stay sure, the wrong ones at 0.80 are flagged"
+    mine = source == "lurig-types"
+    figures = {"lurig-types": _figures(right[mine], chance[mine], below[1])}
+    assert sources_over_the_bar(figures) == ["lurig-types"], "still named: its unreachable dice are over the bar"
