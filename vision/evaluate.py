@@ -39,12 +39,12 @@ HELD_OUT: dict[str, dict[str, tuple[str, ...]]] = {
                             "larger")},
 }
 # Sets that label a shared set's photos by value, naming its images from a folder beside it: lurig-types' d4s, its
-# top-down d8, d10 and d12 runs, its angled d8 and d12 runs, its numbered d6s and its off-angle d20 (whose up face, the
-# 20, is a picture), labelled by eye (models/MODEL_CARD.md). Each is held out as the set whose photos it names holds
-# them out.
+# top-down d8, d10 and d12 runs, its angled d8 and d12 runs and one of its d10 runs, its numbered d6s and its
+# off-angle d20 (whose up face, the 20, is a picture), labelled by eye (models/MODEL_CARD.md). Each is held out as the
+# set whose photos it names holds them out.
 LABELLED_BESIDE: dict[str, tuple[str, ...]] = {
-    "lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d8-values", "lurig-d12-values", "lurig-d6-values",
-                    "lurig-d20-logo-values")}
+    "lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d8-values", "lurig-d10-values", "lurig-d12-values",
+                    "lurig-d6-values", "lurig-d20-logo-values")}
 HELD_OUT.update({labels: HELD_OUT[named] for named, sets in LABELLED_BESIDE.items() for labels in sets})
 
 

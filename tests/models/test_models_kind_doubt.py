@@ -214,7 +214,8 @@ def test_every_set_that_labels_lurig_types_photos_by_value_is_read_beside_it_but
     from dicecam.vision.evaluate import LABELLED_BESIDE
 
     assert set(LABELLED_BESIDE["lurig-types"]) == {"lurig-d4-values", "lurig-top-values", "lurig-d8-values",
-                                                   "lurig-d12-values", "lurig-d6-values", "lurig-d20-logo-values"}
+                                                   "lurig-d10-values", "lurig-d12-values", "lurig-d6-values",
+                                                   "lurig-d20-logo-values"}
     assert PICTURE_FACED == ("lurig-d20-logo-values",)
     for n, name in enumerate(LABELLED_BESIDE["lurig-types"]):
         (tmp_path / name).mkdir()

@@ -86,7 +86,7 @@ def test_a_folder_of_read_folders_is_read_folder_by_folder_in_name_order(tmp_pat
     ("lurig-d12-values", "d12_wood0005.jpg", False), ("lurig-d12-values", "d12_color000.jpg", False),
     ("lurig-d12-values", "d12_top003.jpg", True), ("lurig-d6-values", "d6_wood0947.jpg", False),
     ("lurig-d6-values", "d6_off-angle_0012.jpg", True), ("lurig-d8-values", "d8_color000.jpg", True),
-    ("lurig-d8-values", "d8_wood008.jpg", False),
+    ("lurig-d8-values", "d8_wood008.jpg", False), ("lurig-d10-values", "d10_color000.jpg", False),
     ("lurig-d20-logo-values", "d20_off-angle_0194.jpg", False)])
 def test_lurig_types_photos_labelled_by_value_are_held_out_as_lurig_types_holds_them_out(labels, name, held):
     # The value labels name lurig-types' photos from a folder beside it; a photo is held out in both or in neither.
