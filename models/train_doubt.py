@@ -219,20 +219,20 @@ def choose_threshold(right: np.ndarray, chance: np.ndarray, pick: np.ndarray, so
     threshold reaches (`beyond_reach`; the fit still names the source as over the bar)."""
     real = _chosen_for(list(np.unique(source)))
     wrong = 1 - right
+    mine = {s: source == s for s in real}  # each source's dice, found once rather than for every pair
+    dice = {s: max(1, int(m.sum())) for s, m in mine.items()}
 
     def best_pair(allowed: dict[str, int]) -> tuple[float, float] | None:
         best, most = None, -1.0
         for a in GRID:
             for b in GRID:
                 sure = chance >= np.where(pick == 0, a, b)
-                shares, fits = [], True
-                for s in real:
-                    mine = source == s
-                    n_sure = int(sure[mine].sum())
-                    shares.append(n_sure / max(1, int(mine.sum())))
-                    fits = fits and wrong[mine & sure].sum() - allowed[s] <= most_wrong * n_sure
-                if fits and float(np.mean(shares)) > most:
-                    best, most = (float(a), float(b)), float(np.mean(shares))
+                n_sure = {s: int(sure[m].sum()) for s, m in mine.items()}
+                if any(wrong[m & sure].sum() - allowed[s] > most_wrong * n_sure[s] for s, m in mine.items()):
+                    continue
+                share = float(np.mean([n_sure[s] / dice[s] for s in real]))
+                if share > most:
+                    best, most = (float(a), float(b)), share
         return best
 
     # The strictest pair always meets the second bar: the dice it leaves sure and wrong are the unreached ones.
