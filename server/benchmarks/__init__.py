@@ -64,6 +64,15 @@ def _domes(quick: bool) -> list[dict]:
     return bench_domes(quick)
 
 
+def _tilt(quick: bool) -> list[dict]:
+    from dicecam.vision.extras import require
+
+    require("synth", "the tilt benchmark (it renders its tables)")
+    from .tilt import bench_tilt
+
+    return bench_tilt(quick)
+
+
 def _overlay(quick: bool) -> list[dict]:
     from dicecam.vision.extras import require
 
@@ -81,4 +90,5 @@ BENCHES = {
     "overlay": Bench("event to overlay painted, many clients", _overlay),
     "teach": Bench("the dice memory on rendered dice: 3 rolls a face taught, the others read (before/after)", _teach),
     "domes": Bench("dice under a glass dome: the same rendered tables read with and without it", _domes),
+    "tilt": Bench("the camera's tilt: the same rendered tables read from 0, 20, 40 and 60 degrees off vertical", _tilt),
 }
