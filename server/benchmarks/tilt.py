@@ -5,11 +5,12 @@ A webcam clamped over the table looks straight down; one on a monitor or a tripo
 Seen from the side, a die's up face is foreshortened and the face turned to the camera is the clearer one, and the
 reader then reads that face, without a doubt flag more often than the 2 % it is held to (models/MODEL_CARD.md). The
 tables of one seed differ only by the camera's tilt (its turn about the table, distance and lens stay; the same dice,
-the same faces up, in the same light, spread over what the camera sees), so the rows compare like with like. Per tilt: the dice the labels box (dice of 40 pixels or more, which a 720p webcam gives a
-die on a table of ordinary size), how many the reader boxes, reads right (kind and value) and right in kind, how many
-it reads without a doubt flag and how many of those are wrong, and the up-face finder's median `facing` (how squarely
-it judges the up faces to face the camera: what the reader itself sees of the tilt). Figures are reported, never
-asserted.
+the same faces up, in the same light, spread over what the camera sees), so the rows compare like with like.
+
+Per tilt: the dice the labels box (dice of 40 pixels or more, which a 720p webcam gives a die on a table of ordinary
+size), how many the reader boxes, reads right (kind and value) and right in kind, how many it reads without a doubt
+flag and how many of those are wrong, and the up-face finder's median `facing` (how squarely it judges the up faces
+to face the camera: what the reader itself sees of the tilt). Figures are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import numpy as np
 from dicecam.datasets import effects as fx
 from dicecam.datasets.render import Renderer
 from dicecam.datasets.scene import parse_kinds, render_scene, sample_scene
-from dicecam.vision.evaluate import matching_detection, wrong_up_to
 from dicecam.vision.crops import KINDS
+from dicecam.vision.evaluate import matching_detection, wrong_up_to
 from dicecam.vision.read import Reader
 
 TILTS = (0, 20, 40, 60)  # degrees off vertical
@@ -61,8 +62,7 @@ def _score(reader: Reader, img: np.ndarray, dice) -> dict:
 
 def bench_tilt(quick: bool = False, reader: Reader | None = None, tables: int | None = None,
                tilts: tuple[float, ...] = TILTS) -> list[dict]:
-    reader = reader or Reader.load()
-    reader.use_memory(None)  # the general reader: a table's taught dice are not these
+    reader = reader or Reader.load()  # the general reader, no table's dice memory
     tables = tables or (40 if quick else 150)
     rows = []
     with Renderer() as gl:
