@@ -46,6 +46,10 @@ LABELLED_BESIDE: dict[str, tuple[str, ...]] = {
     "lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d8-values", "lurig-d10-values", "lurig-d12-values",
                     "lurig-d6-values", "lurig-d20-logo-values")}
 HELD_OUT.update({labels: HELD_OUT[named] for named, sets in LABELLED_BESIDE.items() for labels in sets})
+# The d6-pip sets in YOLO folders, by the folder a photo lies in: the recipe learns nell-byler's train and val photos and
+# never its published test split (models/data.HELD_OUT_REAL), and all of Rune55, a set to train on. A set named nowhere
+# here (burksbuilds-faces) is never trained on: all of it is held out.
+HELD_OUT.update({"nell-byler-d6-pips": {"folder": ("test",)}, "rune55-d6-pips": {"folder": ()}})
 
 
 @dataclass(frozen=True)
@@ -177,11 +181,20 @@ def run_of(meta: dict) -> str:
     return prefix
 
 
+def shared_set(folder: Path) -> str:
+    """Which shared real set `folder` is, or lies in (`nell-byler-d6-pips/images/train` is nell-byler's): the nearest
+    of it and its parents that HELD_OUT names; else its own name."""
+    folder = Path(folder).resolve()
+    return next((p.name for p in (folder, *folder.parents) if p.name in HELD_OUT), folder.name)
+
+
 def held_out(set_name: str, image: TruthImage) -> bool:
     """Whether the training recipe leaves this image of a shared real set out."""
     rule = HELD_OUT.get(set_name)
     if rule is None:
         return True
+    if "folder" in rule:
+        return image.path.parent.name in rule["folder"]
     if "sequence" in rule:
         return image.meta.get("sequence") in rule["sequence"]
     return run_of(image.meta) in rule["run"]

@@ -128,3 +128,21 @@ def test_eval_of_a_missing_truth_is_one_line_and_a_bad_line_names_its_number(tmp
     r = dicecam("eval", tmp_path / "empty")
     assert r.returncode == 2 and "no labelled images to score" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_eval_held_out_of_a_pip_set_scores_its_test_split_alone_and_says_when_a_set_has_none(tmp_path):
+    img = np.full((96, 96, 3), (40, 90, 40), np.uint8)
+    for set_name in ("nell-byler-d6-pips", "rune55-d6-pips"):
+        for split, n in (("train", 2), ("test", 1)):
+            (tmp_path / set_name / "images" / split).mkdir(parents=True)
+            (tmp_path / set_name / "labels" / split).mkdir(parents=True)
+            for i in range(n):
+                cv2.imwrite(str(tmp_path / set_name / "images" / split / f"p{i}.jpg"), img)
+                (tmp_path / set_name / "labels" / split / f"p{i}.txt").write_text("2 0.5 0.5 0.3 0.3\n")
+    every = dicecam("eval", tmp_path / "nell-byler-d6-pips", "--memory", "none")
+    held = dicecam("eval", tmp_path / "nell-byler-d6-pips", "--held-out", "--memory", "none")
+    assert every.returncode == held.returncode == 0, every.stderr + held.stderr
+    assert (json.loads(every.stdout)["images"], json.loads(held.stdout)["images"]) == (3, 1)
+    r = dicecam("eval", tmp_path / "rune55-d6-pips", "--held-out", "--memory", "none")  # a set only trained on
+    assert r.returncode == 2 and "no labelled images to score" in r.stderr and "held-out part" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

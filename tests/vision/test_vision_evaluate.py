@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.evaluate import Report, TruthImage, held_out, load_truth, read_folders, score_image
+from dicecam.vision.evaluate import Report, TruthImage, held_out, load_truth, read_folders, score_image, shared_set
 
 
 def die(kind, value, box, colour=None):
@@ -104,3 +104,19 @@ def test_lurig_types_larger_photos_and_validation_slice_stay_held_out_when_label
     assert held_out(labels, mine) and held_out("lurig-types", theirs)
     assert not held_out(labels, TruthImage(Path(name), [], True, {"image": name, **meta, "split": "train",
                                                                     "width": 480}))
+
+
+@pytest.mark.parametrize("set_name, folder, held", [
+    ("nell-byler-d6-pips", "test", True), ("nell-byler-d6-pips", "train", False), ("nell-byler-d6-pips", "val", False),
+    ("rune55-d6-pips", "test", False), ("rune55-d6-pips", "train", False), ("burksbuilds-faces", "images", True)])
+def test_the_pip_sets_are_held_out_by_the_split_the_recipe_never_learns(set_name, folder, held):
+    # The recipe learns nell-byler's train and val photos and all of Rune55; burksbuilds it never learns.
+    photo = TruthImage(Path(set_name) / "images" / folder / "IMG_1.jpg", [], False, {})
+    assert held_out(set_name, photo) == held
+
+
+def test_a_folder_inside_a_shared_set_is_that_set(tmp_path):
+    inside = tmp_path / "nell-byler-d6-pips" / "images" / "train"
+    inside.mkdir(parents=True)
+    assert shared_set(inside) == shared_set(inside.parent.parent) == "nell-byler-d6-pips"
+    assert shared_set(tmp_path / "my-table") == "my-table"  # a set of the player's own: its own name
