@@ -188,6 +188,17 @@ def shared_set(folder: Path) -> str:
     return next((p.name for p in (folder, *folder.parents) if p.name in HELD_OUT), folder.name)
 
 
+def held_out_in(truth: Path) -> Callable[[TruthImage], bool]:
+    """Whether each image of `truth` (what `dicecam eval --held-out` scores) is held out: by the rules of the shared set
+    its photo lies in, else of the set `truth` is or lies in; so a folder of several sets holds each out by its own."""
+    root = shared_set(truth if Path(truth).is_dir() else Path(truth).parent)
+
+    def keep(image: TruthImage) -> bool:
+        own = shared_set(image.path.parent)
+        return held_out(own if own in HELD_OUT else root, image)
+    return keep
+
+
 def held_out(set_name: str, image: TruthImage) -> bool:
     """Whether the training recipe leaves this image of a shared real set out."""
     rule = HELD_OUT.get(set_name)

@@ -121,14 +121,11 @@ def _read(args) -> int:
 
 
 def _eval(args) -> int:
-    from dicecam.vision.evaluate import evaluate, held_out, shared_set
+    from dicecam.vision.evaluate import evaluate, held_out_in
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
-    keep = None
-    if args.held_out:
-        name = shared_set(args.truth if args.truth.is_dir() else args.truth.parent)
-        keep = lambda item: held_out(name, item)  # noqa: E731
+    keep = held_out_in(args.truth) if args.held_out else None
     reader = load_reader(args)
     report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
                       keep=keep)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from dicecam.mechanics.dice import DieReading
-from dicecam.vision.evaluate import Report, TruthImage, held_out, load_truth, read_folders, score_image, shared_set
+from dicecam.vision.evaluate import (Report, TruthImage, held_out, held_out_in, load_truth, read_folders, score_image,
+                                    shared_set)
 
 
 def die(kind, value, box, colour=None):
@@ -120,3 +121,16 @@ def test_a_folder_inside_a_shared_set_is_that_set(tmp_path):
     inside.mkdir(parents=True)
     assert shared_set(inside) == shared_set(inside.parent.parent) == "nell-byler-d6-pips"
     assert shared_set(tmp_path / "my-table") == "my-table"  # a set of the player's own: its own name
+
+
+def test_a_folder_of_several_shared_sets_holds_each_photo_out_by_its_own_sets_rules(tmp_path):
+    real = tmp_path / "real"
+    keep = held_out_in(real)
+    d20 = lambda seq: TruthImage(real / "lurig-d20-values" / "images" / "x.jpg", [], True, {"sequence": seq})  # noqa: E731
+    assert keep(d20("d20_top-20")) and not keep(d20("d20_top-1"))  # a held-out run, a training run
+    assert keep(TruthImage(real / "nell-byler-d6-pips" / "images" / "test" / "a.jpg", [], False, {}))
+    assert not keep(TruthImage(real / "nell-byler-d6-pips" / "images" / "train" / "a.jpg", [], False, {}))
+    assert keep(TruthImage(real / "burksbuilds-faces" / "images" / "a.jpg", [], True, {}))  # never trained on
+    # A photo outside any shared set is judged by the set its truth file names.
+    elsewhere = TruthImage(tmp_path / "copies" / "a.jpg", [], True, {"sequence": "d20_top-1"})
+    assert not held_out_in(real / "lurig-d20-values" / "truth.jsonl")(elsewhere)
