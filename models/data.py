@@ -25,7 +25,7 @@ from dicecam.datasets.scene import parse_kinds
 from dicecam.datasets.synth import _render_one, open_worker_renderer, worker_renderer
 from dicecam.mechanics.errors import DicecamError
 from dicecam.vision.crops import FACE_INDEX, KIND_OF_FACE, KINDS, square_crop
-from dicecam.vision.evaluate import held_out, load_truth
+from dicecam.vision.evaluate import HELD_OUT, held_out, load_truth
 from dicecam.vision.labels import pixel_box, read_yolo_labels, yolo_line, yolo_lines, yolo_pairs
 from dicecam.vision.read import Reader
 
@@ -33,8 +33,9 @@ from dicecam.vision.read import Reader
 CROP_STORE_SIZE = 128
 CROP_STORE_MARGIN = 0.4
 D6 = KINDS.index("d6")
-# nell-byler's published test split is the real benchmark: never trained on.
-HELD_OUT_REAL = ("nell-byler-d6-pips/images/test",)
+# The YOLO folders `dicecam eval --held-out` scores (vision/evaluate.HELD_OUT: nell-byler's published test split, the
+# real benchmark) are never trained on.
+HELD_OUT_REAL = tuple(f"{name}/images/{folder}" for name, rule in HELD_OUT.items() for folder in rule.get("folder", ()))
 
 
 @dataclass

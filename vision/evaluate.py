@@ -46,9 +46,9 @@ LABELLED_BESIDE: dict[str, tuple[str, ...]] = {
     "lurig-types": ("lurig-d4-values", "lurig-top-values", "lurig-d8-values", "lurig-d10-values", "lurig-d12-values",
                     "lurig-d6-values", "lurig-d20-logo-values")}
 HELD_OUT.update({labels: HELD_OUT[named] for named, sets in LABELLED_BESIDE.items() for labels in sets})
-# The d6-pip sets in YOLO folders, by the folder a photo lies in: the recipe learns nell-byler's train and val photos and
-# never its published test split (models/data.HELD_OUT_REAL), and all of Rune55, a set to train on. A set named nowhere
-# here (burksbuilds-faces) is never trained on: all of it is held out.
+# The d6-pip sets in YOLO folders, by the folder a photo lies in: nell-byler's published test split is held out, and
+# none of Rune55, a set to train on; the recipe leaves out what this names and learns the rest (models/data.select_real).
+# A set named nowhere here (burksbuilds-faces) is never trained on: all of it is held out.
 HELD_OUT.update({"nell-byler-d6-pips": {"folder": ("test",)}, "rune55-d6-pips": {"folder": ()}})
 
 

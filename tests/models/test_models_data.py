@@ -113,3 +113,15 @@ def test_train_pack_real_says_in_one_line_what_is_missing(tmp_path):
     assert "run the real stage first" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_recipe_leaves_out_the_pip_photos_eval_holds_out_and_learns_the_others(tmp_path):
+    from dicecam.models.data import select_real
+
+    for split in ("train", "val", "test"):
+        (tmp_path / "nell-byler-d6-pips" / "images" / split).mkdir(parents=True)
+        (tmp_path / "nell-byler-d6-pips" / "labels" / split).mkdir(parents=True)
+        (tmp_path / "nell-byler-d6-pips" / "images" / split / "a.jpg").write_bytes(b"")
+        (tmp_path / "nell-byler-d6-pips" / "labels" / split / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    kept = {image.parent.name for image, _ in select_real(tmp_path, copies_per_photo=1)}
+    assert kept == {"train", "val"}
