@@ -225,6 +225,22 @@ class KindScore:
     sure_wrong: int = 0  # ... whose kind or known value is wrong: the worst answer a reader gives
 
 
+@dataclass(frozen=True)
+class Misread:
+    """A labelled die read wrong: its kind, or its value where the label gives one, or no reading found it."""
+
+    image: str
+    truth: str  # "d20 7"; the kind alone where the label gives no value
+    read: str  # "d20 1"; "missed" where no reading matched the die
+    sure: bool  # read without a doubt flag: the worst answer a reader gives
+    box: tuple[float, float, float, float] | None  # the reading's box in the image, else the label's
+    doubt: str | None = None  # the reader's own reason to doubt it, where it gave one
+
+    def to_json(self) -> dict:
+        return {"image": self.image, "truth": self.truth, "read": self.read, "sure": self.sure,
+                "box": None if self.box is None else [round(float(v), 1) for v in self.box], "doubt": self.doubt}
+
+
 @dataclass
 class Report:
     images: int = 0
@@ -235,6 +251,7 @@ class Report:
     boxed: int = 0  # labelled dice matched to a reading, whatever its kind
     extra: int = 0  # readings that match no labelled die (on a photo of one die, all but the surest)
     fit: list[float] = field(default_factory=list)  # box overlap of each matched die whose label has a box
+    misreads: list[Misread] = field(default_factory=list)  # every die read wrong, in the order read (not in to_json)
 
     def total(self, what: str) -> int:
         """A KindScore count summed over the kinds ("right", "valued", "sure", "sure_wrong"...)."""
@@ -345,8 +362,9 @@ def _match(truth: list[TruthDie], pred: list[DieReading], single: bool) -> dict[
 
 
 def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: list[DieReading],
-                single: bool = False) -> None:
-    """Score one image. `single`: the image holds exactly one die, given without a box."""
+                single: bool = False, image: str = "") -> None:
+    """Score one image (`image`: its path, which the report's misreads name). `single`: the image holds exactly one
+    die, given without a box."""
     truth = [t if isinstance(t, TruthDie) else TruthDie.of(t) for t in truth]
     t_used = _match(truth, pred, single)
     exact = len(pred) == len(truth)
@@ -374,7 +392,10 @@ def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: li
                 s.colour_right += p.colour == t.colour
         if not kind_right or (t.value is not None and p.value != t.value):
             exact = False
-            report.confusion[(_label(t), _label(p) if t.value is not None or p is None else p.type.value)] += 1
+            read = _label(p) if t.value is not None or p is None else p.type.value
+            report.confusion[(_label(t), read)] += 1
+            report.misreads.append(Misread(image, _label(t), read, p is not None and not (p.uncertain or p.cocked),
+                                           p.box if p is not None and p.box else t.box, None if p is None else p.doubt))
     report.images += 1
     report.exact += exact
 
@@ -396,5 +417,5 @@ def evaluate(truth_path: Path, reader: Callable, limit: int | None = None, on_er
             if on_error:
                 on_error(f"cannot read {item.path}")
             continue
-        score_image(report, item.dice, reader(img), item.single)
+        score_image(report, item.dice, reader(img), item.single, str(item.path))
     return report

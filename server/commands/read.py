@@ -48,6 +48,9 @@ def register(subparsers) -> None:
     e.add_argument("--held-out", action="store_true",
                    help="score only the part of a shared real set that the training recipe never sees")
     e.add_argument("--backend", default="auto")
+    e.add_argument("--misreads", type=Path, metavar="DIR",
+                   help="also write DIR/misreads.jsonl (every die read wrong) and DIR/misreads.jpg (a sheet of them, "
+                        "those read without a doubt flag first) to look at")
     add_memory_flag(e)
     e.set_defaults(handler=_eval)
 
@@ -125,6 +128,10 @@ def _eval(args) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise LimitError(f"--limit must be at least 1, got {args.limit}")
+    if args.misreads is not None:
+        from dicecam.vision.misreads import usable
+
+        usable(args.misreads)  # said before minutes of reading, not after
     keep = held_out_in(args.truth) if args.held_out else None
     reader = load_reader(args)
     report = evaluate(args.truth, reader, args.limit, on_error=lambda m: print(f"dicecam eval: {m}", file=sys.stderr),
@@ -134,5 +141,9 @@ def _eval(args) -> int:
     out = report.to_json()
     out["truth"] = str(args.truth)
     out["held_out_only"] = bool(args.held_out)
+    if args.misreads is not None:
+        from dicecam.vision.misreads import write_misreads
+
+        out["misreads"] = [str(p) for p in write_misreads(report.misreads, args.misreads)]
     print(json.dumps(out, indent=1))
     return 0

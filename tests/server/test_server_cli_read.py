@@ -117,6 +117,27 @@ def test_eval_scores_the_reader_against_the_truth_die_by_die(tmp_path, settled, 
     assert out["truth"] == str(truth)
 
 
+def test_eval_writes_the_dice_it_read_wrong_to_look_at_and_a_file_for_their_folder_is_one_line(tmp_path, settled,
+                                                                                                 in_process):
+    first = in_process[0]
+    other = next(v for v in first.type.faces if v != first.value)
+    (tmp_path / "settled.png").write_bytes(settled.read_bytes())
+    truth = tmp_path / "reads.jsonl"
+    wrong = [first.model_copy(update={"value": other})] + list(in_process[1:])
+    truth.write_text(ImageRead(image="settled.png", width=640, height=480, dice=wrong).model_dump_json() + "\n")
+    r = dicecam("eval", truth, "--backend", "onnxruntime", "--misreads", tmp_path / "look")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["misreads"] == [str(tmp_path / "look" / "misreads.jsonl"),
+                                                str(tmp_path / "look" / "misreads.jpg")]
+    (line,) = (tmp_path / "look" / "misreads.jsonl").read_text().splitlines()
+    listed = json.loads(line)
+    assert (listed["truth"], listed["read"]) == (f"{first.type.value} {other}", f"{first.type.value} {first.value}")
+    assert listed["image"] == str(tmp_path / "settled.png") and listed["box"] == [round(v, 1) for v in first.box]
+    r = dicecam("eval", truth, "--misreads", truth)
+    assert r.returncode == 2 and "is a file" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout
+
+
 def test_eval_of_a_missing_truth_is_one_line_and_a_bad_line_names_its_number(tmp_path):
     r = dicecam("eval", tmp_path / "nope.jsonl")
     assert r.returncode == 1 and "nope.jsonl" in r.stderr and "Traceback" not in r.stderr
