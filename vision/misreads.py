@@ -83,7 +83,8 @@ def usable(folder: Path) -> Path:
 
 def write_misreads(misreads: Sequence[Misread], folder: Path, most: int = MOST) -> list[Path]:
     """`folder`/misreads.jsonl (every die read wrong) and, where there is one, `folder`/misreads.jpg (`sheet`); the
-    paths written. The folder is made where it is missing; nothing else in it is touched."""
+    paths written. The folder is made where it is missing; an earlier run's sheet goes where this run draws none, and
+    nothing else in it is touched."""
     folder = usable(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
