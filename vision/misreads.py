@@ -62,12 +62,11 @@ def sheet(misreads: Sequence[Misread], most: int = MOST) -> np.ndarray | None:
     chosen = ordered(misreads)[:most]
     if not chosen:
         return None
-    images: dict[str, np.ndarray | None] = {}
-    tiles = []
+    tiles, shown, image = [], None, None
     for m in chosen:
-        if m.image not in images:
-            images[m.image] = cv2.imread(m.image) if m.image else None
-        tiles.append(_tile(images[m.image], m))
+        if m.image != shown:  # one photo decoded at a time: a set of phone photos holds tens of MB each
+            shown, image = m.image, cv2.imread(m.image) if m.image else None
+        tiles.append(_tile(image, m))
     cols = min(COLUMNS, len(tiles))
     tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % cols)
     return np.vstack([np.hstack(tiles[i:i + cols]) for i in range(0, len(tiles), cols)])
