@@ -379,9 +379,11 @@ def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: li
         s.valued += t.value is not None
         p = pred[t_used[i]] if i in t_used else None
         kind_right = p is not None and p.type is t.kind
-        if p is not None and not (p.uncertain or p.cocked):
+        wrong = not kind_right or (t.value is not None and p.value != t.value)
+        sure = p is not None and not (p.uncertain or p.cocked)
+        if sure:
             s.sure += 1
-            s.sure_wrong += not kind_right or (t.value is not None and p.value != t.value)
+            s.sure_wrong += wrong
         if kind_right:
             s.found += 1
             if t.value is not None:
@@ -390,12 +392,12 @@ def score_image(report: Report, truth: Sequence[TruthDie | DieReading], pred: li
             if t.colour:
                 s.colour_known += 1
                 s.colour_right += p.colour == t.colour
-        if not kind_right or (t.value is not None and p.value != t.value):
+        if wrong:
             exact = False
             read = _label(p) if t.value is not None or p is None else p.type.value
             report.confusion[(_label(t), read)] += 1
-            report.misreads.append(Misread(image, _label(t), read, p is not None and not (p.uncertain or p.cocked),
-                                           p.box if p is not None and p.box else t.box, None if p is None else p.doubt))
+            report.misreads.append(Misread(image, _label(t), read, sure, p.box if p is not None and p.box else t.box,
+                                           None if p is None else p.doubt))
     report.images += 1
     report.exact += exact
 

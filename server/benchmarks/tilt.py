@@ -37,11 +37,15 @@ def tilted_table(seed: int, tilt: float, width: int = 640, height: int = 480):
     return lay, fx.sample_effects(rng, 1.0)
 
 
+def _counts() -> dict:
+    return {"dice": 0, "boxed": 0, "right": 0, "kind": 0, "sure": 0, "sure_wrong": 0, "facing": []}
+
+
 def _score(reader: Reader, img: np.ndarray, dice) -> dict:
     """Counts for the labelled `dice` of one picture (DieReading truths with boxes)."""
     found = reader.read(img)
     facing = reader.up_faces(img, found.xyxy, reader.crops(img, found.xyxy)) if len(found) else None
-    out = {"dice": 0, "boxed": 0, "right": 0, "kind": 0, "sure": 0, "sure_wrong": 0, "facing": []}
+    out = _counts()
     for d in dice:
         out["dice"] += 1
         j = matching_detection(d.box, found.xyxy, found.confidence)
@@ -67,7 +71,7 @@ def bench_tilt(quick: bool = False, reader: Reader | None = None, tables: int | 
     rows = []
     with Renderer() as gl:
         for tilt in tilts:
-            totals = {"dice": 0, "boxed": 0, "right": 0, "kind": 0, "sure": 0, "sure_wrong": 0, "facing": []}
+            totals = _counts()
             for seed in range(FIRST_SEED, FIRST_SEED + tables):
                 lay, eff = tilted_table(seed, tilt)
                 img, truth = render_scene(gl, lay.scene, eff, f"tilt-{tilt:g}-{seed}")
