@@ -187,16 +187,20 @@ def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray],
 
 
 def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray, taught: np.ndarray) -> np.ndarray:
-    """(n, F): the log of each voted die's share of its vote (`vote`, (len(rows), _WIDEST), over the kind's
-    faces in `columns`, -1 padded) at its taught faces (`taught`, as `vote`), plus GLYPH_FLOOR; zero for dice
-    not voted. A face of the kind that nothing taught shows is told nothing by the vote: it is put level
-    with an even share of the taught faces' vote. At the floor instead, a die taught two faces was pushed
-    towards them on every roll (lurig-d20-values, one camera a table: 89.4 -> 83.3 % with the glyphs)."""
+    """(n, F): per voted die, how much likelier than an even share of its vote (`vote`, (len(rows), _WIDEST), over
+    the kind's faces in `columns`, -1 padded) each taught face (`taught`, as `vote`) got, in logs (GLYPH_FLOOR
+    added to both); zero for dice not voted. A face of the kind that nothing taught shows is told nothing by the
+    vote, and neither is any face of another kind: both stay at zero. At the floor instead, a die taught two faces
+    was pushed towards them on every roll (lurig-d20-values, one camera a table: 89.4 -> 83.3 % with the glyphs);
+    and with the kind's untaught faces at an even share's log, below zero, every face of the kind was lowered
+    against the other kinds', so a die read in doubt between a d10's 3 and a d6's 3 became a d6 once two other
+    faces of the d10 were taught (fifty-fourth stop, models/MODEL_CARD.md). The kind is the recognised die's vote
+    (`Recall.kind_prior`), not the glyphs'."""
     out = np.zeros((n, len(FACE_CLASSES)), np.float32)
     valid = columns >= 0
     share = vote / vote.sum(1, keepdims=True)
     even = 1.0 / np.maximum(taught.sum(1, keepdims=True), 1)
-    level = np.log(np.where(taught, share, even) + GLYPH_FLOOR)
+    level = np.log(np.where(taught, share, even) + GLYPH_FLOOR) - np.log(even + GLYPH_FLOOR)
     out[np.repeat(rows, valid.sum(1)), columns[valid]] = level[valid]
     return out
 

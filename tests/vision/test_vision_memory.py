@@ -668,6 +668,37 @@ def test_a_die_taught_some_faces_is_not_pushed_towards_them_when_it_shows_anothe
     assert int((twelve_up[0] + bias)[list(d20.values())].argmax()) + 1 == 12
 
 
+def _scores(kind: str, clear: dict[int, float], seed: int) -> np.ndarray:
+    """The recogniser's (F,) face scores: the named faces of `kind` (and every face of another kind that shares the
+    numeral, as the recogniser reads a numeral alike whatever die carries it) read at these log-likelihoods."""
+    rng = np.random.default_rng(seed)
+    scores = np.full(len(FACE_CLASSES), -25.0, np.float32)
+    for (k, v), col in FACE_INDEX.items():
+        if v in clear and (k == kind or k not in ("d00",)):
+            scores[col] = clear[v] + rng.normal(0, 0.01)
+    return scores
+
+
+def test_a_die_taught_some_faces_is_not_pushed_off_its_kind_when_it_shows_another():
+    # A green d10 taught its 6 and its 8 (lurig-d10-values' one-camera table); rolled showing its 3, which the
+    # recogniser reads as plainly as it would a d6's or a d8's 3. What the glyphs say of the d10's 3 (nothing was
+    # taught like it) must not set it below those faces of other kinds: the kind is the recognised die's to say.
+    m = _memory()
+    for i in range(3):
+        m.teach(_crop(i), _feature(1, 0.05, i), "d10", 6, colour="green", numerals=_scores("d10", {6: -0.1, 9: -0.8}, i))
+        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d10", 8, colour="green",
+                numerals=_scores("d10", {8: -0.1, 0: -1.0}, 10 + i))
+    three_up = _scores("d10", {3: -0.2, 8: -2.0}, 70)[None]
+    recall = m.recall(_feature(3)[None])
+    bias = m.glyph_bias(recall, three_up, np.array([KINDS.index("d10")]), ["green"])[0]
+    d10_3, d6_3, d8_3 = (FACE_INDEX[(k, 3)] for k in ("d10", "d6", "d8"))
+    assert bias[d10_3] == bias[d6_3] == bias[d8_3] == 0, "an untaught face is told nothing, like another kind's"
+    nudged = three_up[0] + bias
+    d10 = [FACE_INDEX[("d10", v)] for v in range(10)]
+    assert int(nudged[d10].argmax()) == 3, "the die still reads its 3"
+    assert nudged[d10_3] >= max(nudged[d6_3], nudged[d8_3]) - 0.05, "and its 3 keeps its place among the 3s"
+
+
 # --- the table's camera: which of the reader's looks reads its dice --------------------------------------------
 
 def _look_scores(per_look: tuple[int, ...]) -> np.ndarray:
