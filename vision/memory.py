@@ -74,10 +74,11 @@ FLOOR_LL = -30.0
 TRUST_AT = 3
 # The die's own glyphs (`DiceMemory.glyph_bias`): a face's scores, as a distribution over the kind's faces
 # at this temperature, are compared with the taught examples'; each votes by exp(similarity / GLYPH_TAU)
-# relative to the closest, and the vote's log, times GLYPH_WEIGHT, is added to the scores (in the
-# scores' own units: GLYPH_WEIGHT x GLYPH_T). Chosen on lurig-d20-values' training runs (3 photos per face
-# taught from one run, other runs read, 5 seeds; the wheel's recogniser): 82.4 -> 92.7 % right; the
-# figure is flat around it (temperature 0.3-1, GLYPH_TAU 0.1-0.2, weight 0.25-0.5: 92.1-92.7 %).
+# relative to the closest, and the log of each taught face's share against an even share (`_log_vote`),
+# times GLYPH_WEIGHT, is added to the scores (in the scores' own units: GLYPH_WEIGHT x GLYPH_T). Chosen on
+# lurig-d20-values' training runs (3 photos per face taught from one run, other runs read, 5 seeds; the
+# wheel's recogniser): 82.4 -> 92.7 % right; the figure is flat around it (temperature 0.3-1, GLYPH_TAU
+# 0.1-0.2, weight 0.25-0.5: 92.1-92.7 %).
 GLYPH_T = 0.5
 GLYPH_TAU = 0.2
 GLYPH_WEIGHT = 0.25

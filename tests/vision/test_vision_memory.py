@@ -669,12 +669,13 @@ def test_a_die_taught_some_faces_is_not_pushed_towards_them_when_it_shows_anothe
 
 
 def _scores(kind: str, clear: dict[int, float], seed: int) -> np.ndarray:
-    """The recogniser's (F,) face scores: the named faces of `kind` (and every face of another kind that shares the
-    numeral, as the recogniser reads a numeral alike whatever die carries it) read at these log-likelihoods."""
+    """The recogniser's (F,) face scores of a `kind` die: the numerals named read at these log-likelihoods, as the
+    face of every kind that has that numeral (the recogniser reads a "3" alike whatever die carries it; a d00's
+    numerals are tens)."""
     rng = np.random.default_rng(seed)
     scores = np.full(len(FACE_CLASSES), -25.0, np.float32)
     for (k, v), col in FACE_INDEX.items():
-        if v in clear and (k == kind or k not in ("d00",)):
+        if v in clear and (k != "d00" or kind == "d00"):
             scores[col] = clear[v] + rng.normal(0, 0.01)
     return scores
 
@@ -685,7 +686,8 @@ def test_a_die_taught_some_faces_is_not_pushed_off_its_kind_when_it_shows_anothe
     # taught like it) must not set it below those faces of other kinds: the kind is the recognised die's to say.
     m = _memory()
     for i in range(3):
-        m.teach(_crop(i), _feature(1, 0.05, i), "d10", 6, colour="green", numerals=_scores("d10", {6: -0.1, 9: -0.8}, i))
+        m.teach(_crop(i), _feature(1, 0.05, i), "d10", 6, colour="green",
+                numerals=_scores("d10", {6: -0.1, 9: -0.8}, i))
         m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d10", 8, colour="green",
                 numerals=_scores("d10", {8: -0.1, 0: -1.0}, 10 + i))
     three_up = _scores("d10", {3: -0.2, 8: -2.0}, 70)[None]
