@@ -17,6 +17,7 @@ import numpy as np
 
 from dicecam.mechanics.errors import DicecamError
 
+from .crops import square_crop
 from .evaluate import Misread
 
 MOST = 48  # dice drawn on the sheet; the list holds every one
@@ -36,20 +37,8 @@ def ordered(misreads: Sequence[Misread]) -> list[Misread]:
 def _tile(image: np.ndarray | None, m: Misread) -> np.ndarray:
     tile = np.full((TILE + CAPTION, TILE, 3), 32, np.uint8)
     if image is not None:
-        h, w = image.shape[:2]
-        if m.box is None:
-            x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
-        else:
-            x0, y0, x1, y1 = m.box
-        side = max(x1 - x0, y1 - y0) * (1 + 2 * MARGIN)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        a, b = int(max(0, cx - side / 2)), int(max(0, cy - side / 2))
-        crop = image[b:int(min(h, cy + side / 2)), a:int(min(w, cx + side / 2))]
-        if crop.size:
-            k = TILE / max(crop.shape[:2])
-            crop = cv2.resize(crop, (max(1, round(crop.shape[1] * k)), max(1, round(crop.shape[0] * k))),
-                              interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
-            tile[:crop.shape[0], :crop.shape[1]] = crop[:TILE, :TILE]
+        box = m.box if m.box is not None else (0.0, 0.0, float(image.shape[1]), float(image.shape[0]))
+        tile[:TILE] = square_crop(image, box, MARGIN, TILE)
     colour = SURE_RED if m.sure else DOUBTED
     cv2.putText(tile, f"{m.truth} > {m.read}", (3, TILE + 15), cv2.FONT_HERSHEY_SIMPLEX, 0.42, colour, 1, cv2.LINE_AA)
     tag = ("SURE " if m.sure else "") + Path(m.image).stem
