@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -49,8 +47,6 @@ class PipelineStats:
     reads: int = 0  # frames the reader ran on
     rolls: int = 0
     reader_errors: int = 0
-    latencies_ms: deque = field(default_factory=lambda: deque(maxlen=100))  # first still frame -> event
-
 
 
 class Pipeline:
@@ -119,14 +115,13 @@ class Pipeline:
             self._warm()
         last_id = -1
         for frame_id, frame in self.source.frames():
-            t = time.monotonic()
             self._apply_config()
             if frame_id > last_id + 1:  # the capture thread moved on while we were busy (or starting)
                 self.stats.dropped += frame_id - last_id - 1
             last_id = frame_id
             self.stats.frames += 1
             try:
-                roll = self.watcher.feed(frame_id, frame, t)
+                roll = self.watcher.feed(frame_id, frame)
             except Exception as e:  # a reader that fails on one frame must not end the pipeline
                 self.stats.reader_errors += 1
                 log.warning("reader failed on frame %d: %s", frame_id, e)
@@ -136,8 +131,6 @@ class Pipeline:
                 self._latest = (frame_id, frame, list(self.watcher.shown))
             if roll is not None:
                 self.stats.rolls += 1
-                if self.watcher.still_at is not None:
-                    self.stats.latencies_ms.append((time.monotonic() - self.watcher.still_at) * 1000)
                 self._publish(make_event(f"roll.{roll.status}", roll, frame=frame))
 
     def _warm(self) -> None:

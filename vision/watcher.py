@@ -75,11 +75,10 @@ class Watcher:
         self.told: list[DieReading] = []  # the dice of the last roll announced (empty once the table was seen empty)
         self.shown: list[DieReading] = []  # what the live view draws on the newest frame
         self.reads = 0
-        self.still_at: float | None = None  # when the first still frame of this rest arrived (for latency)
+        self.still_frame: int | None = None  # the first still frame of this rest (the settle window's end)
 
-    def feed(self, frame_id: int, frame: np.ndarray, t: float | None = None) -> Roll | None:
-        """The roll this frame completes, or None. `t` is the frame's arrival time, kept as
-        `still_at` for the first still frame so the caller can measure latency."""
+    def feed(self, frame_id: int, frame: np.ndarray) -> Roll | None:
+        """The roll this frame completes, or None."""
         first, self.fed = self.fed == 0, self.fed + 1
         motion = self.gate.update(frame)
         if motion is Motion.MOVING:
@@ -89,7 +88,7 @@ class Watcher:
         if motion is Motion.SETTLING or self.phase is Phase.DONE:
             return None
         if self.phase is Phase.ARMED:
-            self.still_at = t
+            self.still_frame = frame_id
         readings = self.reader(frame)
         self.reads += 1
         self.phase = Phase.READING

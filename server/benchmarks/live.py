@@ -84,11 +84,16 @@ def sustained(frames, reader, seconds: float, fps: float = 30.0) -> dict:
     source = _memory_source(frames, fps=fps, loop=True, stamps=stamps)
     p = Pipeline(source, reader, SYSTEM)
     done: list[tuple[int, float]] = []
+    latencies: list[float] = []
     feed = p.watcher.feed
 
-    def timed(frame_id, frame, t=None):
-        roll = feed(frame_id, frame, t)
-        done.append((frame_id, time.monotonic()))
+    def timed(frame_id, frame):
+        roll = feed(frame_id, frame)
+        now = time.monotonic()
+        done.append((frame_id, now))
+        still = p.watcher.still_frame
+        if roll is not None and still is not None and still < len(stamps):
+            latencies.append((now - stamps[still]) * 1000)  # from the still frame's capture: a backlog counts too
         return roll
 
     p.watcher.feed = timed  # type: ignore[method-assign]
@@ -105,10 +110,9 @@ def sustained(frames, reader, seconds: float, fps: float = 30.0) -> dict:
             "lag_ms_median_first_half": _pct(lags[:half], 50), "lag_ms_median_second_half": _pct(lags[half:], 50),
             "lag_ms_p95": _pct(lags, 95), "lag_ms_max": _pct(lags, 100),
             "rolls": p.stats.rolls,
-            "latency_ms_median": _pct(list(p.stats.latencies_ms), 50),
-            "latency_ms_max": _pct(list(p.stats.latencies_ms), 100),
+            "latency_ms_median": _pct(latencies, 50), "latency_ms_max": _pct(latencies, 100),
             "latency_goal_ms": 100,
-            "note": "latency: first still frame (end of the settle window) to the roll event"}
+            "note": "latency: the capture of the first still frame (the settle window's end) to the roll event"}
 
 
 def _cpu_share(pipeline: Pipeline, seconds: float, warm: float = 1.0) -> float:
