@@ -187,10 +187,15 @@ class Look:
     centres: tuple[tuple[float, float], ...]
     angles: tuple[float, ...] = ANGLES
     sizes: tuple[float, ...] = WINDOW_SIZES
+    turn: float | None = None  # the up-face finder's turn for the numeral it places here (as `angles` are)
 
     @property
     def count(self) -> int:
         return len(self.centres) * len(self.sizes) * len(self.angles)
+
+    def window_angles(self) -> np.ndarray:
+        """(count,) each window's turn, in the order die_windows cuts them."""
+        return np.tile(np.asarray(self.angles, np.float64), len(self.centres) * len(self.sizes))
 
 
 # The up face is at the crop's centre seen from above and further up the crop the more the camera
@@ -203,13 +208,19 @@ FALLBACK = (Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look(((0.0, -2 * UP_S
 
 
 def finder_looks(row: np.ndarray, margin: float = CROP_MARGIN) -> tuple[Look, ...]:
-    """The looks of one die from the finder's (u, v, ...): u, v in crop sides from the crop's centre.
+    """The looks of one die from the finder's (u, v, cos, sin, ...): u, v in crop sides from the crop's centre.
 
-    The finder's angle is not used: on renders it is right for d10, d00 and d4 faces (median 8-16
-    degrees off) but no better than a guess for a d20's numeral at 64 pixels (median 88)."""
+    The finder's turn rides along with its look, but does not limit the windows' turns: on renders it is right for
+    d10, d00 and d4 faces (median 8-16 degrees off) but no better than a guess for a d20's numeral at 64 pixels
+    (median 88). It settles a d10's unmarked 6 or 9 (`turn_decides`)."""
     scale = 1 + 2 * margin  # crop side over die side
     place = (float(row[0]) * scale, float(row[1]) * scale)
-    return Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look((place,))
+    return Look(((0.0, 0.0),)), Look(((0.0, -UP_STEP),)), Look((place,), turn=_turn(row))
+
+
+def _turn(row: np.ndarray) -> float:
+    """The finder's turn for its numeral (degrees, clockwise from upright): the window turn that stands it upright."""
+    return float(np.degrees(np.arctan2(row[3], row[2])))
 
 
 # A d4 names its value with the numerals whose tops point at its top vertex: the vertex's own on vertex-style
@@ -231,7 +242,7 @@ def d4_axis(row: np.ndarray, margin: float = CROP_MARGIN) -> Look:
     """The windows a d4's faces are read in, from the finder's (u, v, cos, sin, ...): along the line through its
     point in its numeral's up direction, turned as that numeral is and a little either way."""
     scale = 1 + 2 * margin  # crop side over die side
-    turn = float(np.degrees(np.arctan2(row[3], row[2])))  # clockwise from upright: the window's turn back
+    turn = _turn(row)
     up = np.array([np.sin(np.radians(turn)), -np.cos(np.radians(turn))])
     across = np.array([-up[1], up[0]])
     point = np.array([float(row[0]), float(row[1])]) * scale
@@ -323,6 +334,10 @@ class NumeralReader:
                 per_look[:, g] = best_upright(np.stack([bare[part], marked[part]]), look, axis_of=ll[part])
                 at += look.count
             face_ll[d, :len(lk)] = marks_seen(marks_decide(*per_look), side)
+            turn = next((k.turn for k in lk if k.turn is not None), None)
+            if side == UNSEEN and turn is not None:
+                angles = np.concatenate([k.window_angles() for k in lk])
+                face_ll[d, :len(lk)] = turn_decides(face_ll[d, :len(lk)], bare[mine], angles, turn)
         for d, axis in enumerate(axes):  # their windows follow every die's looks', in the dice's order
             if axis is not None:
                 face_ll[d, len(looks[d]) - 1, D4_FACES] = ll[at:at + axis.count][:, D4_FACES].max(0)
@@ -352,7 +367,7 @@ def best_upright(ll: np.ndarray, look: Look, axis_of: np.ndarray | None = None) 
     A numeral turned a quarter of the way round often reads as some other numeral ("17" on its side
     as a "4"); the clearest reading sets the numeral's axis, and readings across it count less.
     Along the axis both ways up count alike: an unmarked 6 stays a 6-or-9."""
-    angles = np.tile(np.asarray(look.angles, np.float64), len(look.centres) * len(look.sizes))
+    angles = look.window_angles()
     axis = angles[int((ll if axis_of is None else axis_of).max(1).argmax())]
     off = OFF_AXIS * (1 - np.cos(np.radians(2 * (angles - axis)))) / 2
     return (ll - off[:, None]).max(-2)
@@ -428,6 +443,33 @@ def marks_seen(ll: np.ndarray, side: int) -> np.ndarray:
     for six, nine in TWINS:
         best = np.maximum(out[:, six], out[:, nine])
         win, lose = (six, nine) if side == SIX else (nine, six)
+        out[:, win] = best
+        out[:, lose] = np.minimum(out[:, lose], best - MARK_GAP)
+    return out
+
+
+# A d10's numerals stand upright along its kite-shaped face, and the finder, taught on renders, places that turn well
+# (median 8-16 degrees off on rendered d10s; on lurig-d10-values' training photos the window that reads the true 6 most
+# clearly lies within 90 degrees of the finder's turn for all 10 of its 6s, median 32). Its 6 and 9 read alike a half
+# turn apart, and a d10 whose mark is not seen stays a 6-or-9; so the turn settles it, as a mark would (`marks_seen`).
+# Not a d12's or d20's: the finder places their numerals' turn little better than a guess.
+TURN_TWINS = tuple((i, j) for i, j in TWINS if FACE_CLASSES[i][0] == "d10")
+TURN_NEAR = 60.0  # degrees: the pair's clearer-turned numeral must be read within this of the finder's turn
+
+
+def turn_decides(ll: np.ndarray, bare: np.ndarray, angles: np.ndarray, turn: float) -> np.ndarray:
+    """(G, F) a die's evidence once the finder's `turn` has been held against its d10 6-or-9: where the pair still
+    reads within MARK_SLACK of each other, the one whose clearest window (`bare` (W, F), turned by `angles` (W,))
+    stands within TURN_NEAR of the turn takes the pair's best score per look and the other goes MARK_GAP below it."""
+    out = ll.copy()
+    for six, nine in TURN_TWINS:
+        if abs(ll[:, six].max() - ll[:, nine].max()) > MARK_SLACK:
+            continue
+        off = [abs((angles[int(bare[:, f].argmax())] - turn + 180.0) % 360.0 - 180.0) for f in (six, nine)]
+        if min(off) > TURN_NEAR or max(off) < 180.0 - TURN_NEAR:
+            continue
+        win, lose = (six, nine) if off[0] < off[1] else (nine, six)
+        best = np.maximum(out[:, six], out[:, nine])
         out[:, win] = best
         out[:, lose] = np.minimum(out[:, lose], best - MARK_GAP)
     return out

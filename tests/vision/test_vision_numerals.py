@@ -17,9 +17,10 @@ from PIL import Image, ImageDraw, ImageFont
 from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.marks import NINE, SIX, UNSEEN
-from dicecam.vision.numerals import (ANGLES, BATCH, D4_ACROSS, D4_ALONG, FALLBACK, SIX_NEAR, SIX_READ, Look,
-                                     NumeralReader, TextRecogniser, d4_axis, die_windows, face_spellings, finder_looks,
-                                     mark_beside_six, marks_decide, marks_seen, recogniser_file, window_place)
+from dicecam.vision.numerals import (ANGLES, BATCH, D4_ACROSS, D4_ALONG, FALLBACK, MARK_GAP, MARK_SLACK, SIX_NEAR,
+                                     SIX_READ, Look, NumeralReader, TextRecogniser, d4_axis, die_windows, face_spellings,
+                                     finder_looks, mark_beside_six, marks_decide, marks_seen, recogniser_file,
+                                     turn_decides, window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])
@@ -79,7 +80,7 @@ def read(numerals, img, prior, looks=None):
 
 
 def at(angle: float) -> tuple[Look, ...]:
-    """Looks as the finder gives them for a numeral at the crop's centre (its angle is not used)."""
+    """Looks as the finder gives them for a numeral at the crop's centre turned clockwise by `angle`."""
     t = np.radians(angle)
     return finder_looks(np.array([0.0, 0.0, np.cos(t), np.sin(t), 1.0]))
 
@@ -117,11 +118,37 @@ def test_a_marked_six_or_nine_reads_by_its_mark_upright_or_upside_down(numerals,
         assert face == ("d20", value), f"{text} turned {turned}"
 
 
-def test_an_unmarked_six_is_never_read_surely_as_either(numerals):
-    # Turned any way, a bare "6" is also a "9" upside down: the reader must not be sure of either.
+def test_an_unmarked_six_is_never_read_surely_as_either_where_no_turn_settles_it(numerals):
+    # Turned any way, a bare "6" is also a "9" upside down: the reader must not be sure of either, on a d10 with no
+    # finder's turn, nor on a d20, whose numeral's turn the finder cannot place.
     for turned in (0, 90, 180):
-        face, conf, doubt = read(numerals, drawn_die("6", turned), kinds(d10=1.0), at(turned))
-        assert conf < 0.6 and face in (("d10", 6), ("d10", 9)), (turned, face, conf)
+        for prior, looks, kind in ((kinds(d10=1.0), FALLBACK, "d10"), (kinds(d20=1.0), at(turned), "d20")):
+            face, conf, doubt = read(numerals, drawn_die("6", turned), prior, looks)
+            assert conf < 0.6 and face in ((kind, 6), (kind, 9)), (turned, kind, face, conf)
+            assert doubt == f"a {kind} that reads as 6 or 9 (no mark seen)"
+
+
+def test_a_d10s_unmarked_six_or_nine_is_the_one_the_finders_turn_stands_upright(numerals):
+    # The same drawn "6": where the finder says its numeral stands as drawn it is the d10's 6, where it says the
+    # numeral is upside down it is the 9 seen upside down; either way no longer a 6-or-9.
+    for turned in (0, 90, 225):
+        for finder, value in ((turned, 6), (turned + 180, 9), (turned + 20, 6)):
+            face, conf, doubt = read(numerals, drawn_die("6", turned), kinds(d10=1.0), at(finder))
+            assert face == ("d10", value) and conf > 0.6 and doubt is None, (turned, finder, face, conf, doubt)
+
+
+def test_the_finders_turn_leaves_a_six_or_nine_alone_where_it_stands_across_both_or_one_reads_far_clearer():
+    six, nine = FACE_CLASSES.index(("d10", 6)), FACE_CLASSES.index(("d10", 9))
+    angles = np.array([0.0, 180.0])  # two windows: the 6 upright in the first, the 9 in the second
+    bare = np.full((2, len(FACE_CLASSES)), -20.0)
+    bare[0, six], bare[1, nine] = -0.1, -0.2
+    ll = bare.max(0, keepdims=True)
+    assert np.array_equal(turn_decides(ll, bare, angles, 90.0), ll), "a turn across the pair says nothing"
+    settled = turn_decides(ll, bare, angles, 170.0)
+    assert settled[0, nine] == -0.1 and settled[0, six] == -0.1 - MARK_GAP
+    bare[1, nine] = -0.1 - MARK_SLACK - 0.5  # the 6 already reads far clearer: the turn is not asked
+    ll = bare.max(0, keepdims=True)
+    assert np.array_equal(turn_decides(ll, bare, angles, 170.0), ll)
 
 
 def twin_scores(bare: dict, marked: dict) -> tuple[np.ndarray, np.ndarray]:
