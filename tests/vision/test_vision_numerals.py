@@ -18,9 +18,9 @@ from dicecam.vision.belief import combine
 from dicecam.vision.crops import FACE_CLASSES, KINDS
 from dicecam.vision.marks import NINE, SIX, UNSEEN
 from dicecam.vision.numerals import (ANGLES, BATCH, D4_ACROSS, D4_ALONG, FALLBACK, MARK_GAP, MARK_SLACK, SIX_NEAR,
-                                     SIX_READ, Look, NumeralReader, TextRecogniser, d4_axis, die_windows, face_spellings,
-                                     finder_looks, mark_beside_six, marks_decide, marks_seen, recogniser_file,
-                                     turn_decides, window_place)
+                                     SIX_READ, Look, NumeralReader, TextRecogniser, d4_axis, die_windows,
+                                     face_spellings, finder_looks, mark_beside_six, marks_decide, marks_seen,
+                                     recogniser_file, turn_decides, window_place)
 from dicecam.vision.read import models_dir
 
 BOX = np.array([[60, 60, 180, 180.0]])

@@ -64,12 +64,15 @@ def test_the_watcher_names_the_frame_that_closed_the_settle_window_of_each_roll_
     """What `dicecam bench --live` times a roll's latency from: the first still frame, the reads after it."""
     t = Table(1).empty(10).roll(PAIR).empty(10).roll(ACTION).empty(10)
     p = Pipeline(t.script.source(), t.script.oracle(), "contingency-action", warm_up=False)
-    closed = []
-    p.subscribe(lambda e: closed.append((e.data.frame_id, p.watcher.still_frame)) if e.type.startswith("roll.") else None)
+    closed = []  # per roll event: its frame, and the frame the watcher says closed its settle window
+    p.subscribe(lambda e: e.type.startswith("roll.") and closed.append((e.data.frame_id, p.watcher.still_frame)))
     p.run()
     assert len(closed) == 2
     for (event_frame, still), roll in zip(closed, t.script.rolls):
-        assert roll["settled_at"] + SETTINGS.settle_frames - 1 <= still <= event_frame < still + SETTINGS.vote_frames
+        assert still >= roll["settled_at"] + SETTINGS.settle_frames - 1
+        # The oracle reads every still frame alike, so a majority of the planned frames, read one after another
+        # from the still frame on, ends the vote.
+        assert event_frame == still + SETTINGS.vote_frames // 2
 
 
 def test_each_roll_event_carries_the_frame_it_was_read_from_and_joins_the_attached_session():
