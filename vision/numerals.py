@@ -434,13 +434,13 @@ def mark_beside_six(frame: np.ndarray, box, looks: tuple[Look, ...], bare: np.nd
     return mark_side(view)
 
 
-def marks_seen(ll: np.ndarray, side: int) -> np.ndarray:
-    """(G, F) a die's evidence once a mark has been seen beside its 6-or-9: each kind's pair takes the
+def marks_seen(ll: np.ndarray, side: int, pairs: tuple[tuple[int, int], ...] = TWINS) -> np.ndarray:
+    """(G, F) a die's evidence once a mark has been seen beside its 6-or-9: each of the kinds' `pairs` takes the
     pair's best score for the face the mark names, and the other face goes MARK_GAP below it."""
     if side == UNSEEN:
         return ll
     out = ll.copy()
-    for six, nine in TWINS:
+    for six, nine in pairs:
         best = np.maximum(out[:, six], out[:, nine])
         win, lose = (six, nine) if side == SIX else (nine, six)
         out[:, win] = best
@@ -460,18 +460,15 @@ TURN_NEAR = 60.0  # degrees: the pair's clearer-turned numeral must be read with
 def turn_decides(ll: np.ndarray, bare: np.ndarray, angles: np.ndarray, turn: float) -> np.ndarray:
     """(G, F) a die's evidence once the finder's `turn` has been held against its d10 6-or-9: where the pair still
     reads within MARK_SLACK of each other, the one whose clearest window (`bare` (W, F), turned by `angles` (W,))
-    stands within TURN_NEAR of the turn takes the pair's best score per look and the other goes MARK_GAP below it."""
-    out = ll.copy()
+    stands within TURN_NEAR of the turn is taken as a seen mark names it (`marks_seen`)."""
+    out = ll
     for six, nine in TURN_TWINS:
         if abs(ll[:, six].max() - ll[:, nine].max()) > MARK_SLACK:
             continue
         off = [abs((angles[int(bare[:, f].argmax())] - turn + 180.0) % 360.0 - 180.0) for f in (six, nine)]
         if min(off) > TURN_NEAR or max(off) < 180.0 - TURN_NEAR:
             continue
-        win, lose = (six, nine) if off[0] < off[1] else (nine, six)
-        best = np.maximum(out[:, six], out[:, nine])
-        out[:, win] = best
-        out[:, lose] = np.minimum(out[:, lose], best - MARK_GAP)
+        out = marks_seen(out, SIX if off[0] < off[1] else NINE, ((six, nine),))
     return out
 
 
