@@ -60,6 +60,7 @@ FEATURES = ("log_p", "numeral_share", "looks_agree", "centre_agrees", "readers_a
 _DIE_FROM = FEATURES.index("log_side_px")  # the measures from here on are the die's, not a reader's
 _FOREIGN = FEATURES.index("foreign_text")
 _D4 = KINDS.index("d4")
+_D6 = KINDS.index("d6")
 _TWIN = {("6", "9"), ("9", "6"), ("60", "90"), ("90", "60")}
 # Face class -> the face class of the same kind that reads as it upside down (6 <-> 9, d00 60 <-> 90).
 TWIN_OF = {i: j for i, (k, v) in enumerate(FACE_CLASSES) for j, (k2, v2) in enumerate(FACE_CLASSES)
@@ -117,6 +118,7 @@ class Readings:
     numeral: np.ndarray  # (N, F)
     network: np.ndarray  # (N, F)
     features: np.ndarray  # (N, 2, len(FEATURES)): per die, per reader (numerals, network)
+    no_pips: np.ndarray | None = None  # (N,) bool: dice judged to show no pip at all (vision/pips.py)
 
     @property
     def answers(self) -> np.ndarray:
@@ -124,11 +126,13 @@ class Readings:
         return np.stack([self.numeral.argmax(1), self.network.argmax(1)], 1)
 
     def rows(self, which) -> "Readings":
-        return Readings(self.numeral[which], self.network[which], self.features[which])
+        return Readings(self.numeral[which], self.network[which], self.features[which],
+                        None if self.no_pips is None else self.no_pips[which])
 
 
 def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
-             foreign: np.ndarray | None = None, up: np.ndarray | None = None) -> Readings:
+             foreign: np.ndarray | None = None, up: np.ndarray | None = None,
+             no_pips: np.ndarray | None = None) -> Readings:
     """Both readers' beliefs and the doubt model's measures; without numerals (a reader with fakes or
     no recogniser) the numeral reader says nothing legible. `foreign`: per die, how much of the
     clearest window's writing is no numeral (vision/numerals.NumeralEvidence). `up`: the up-face finder's
@@ -173,12 +177,13 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
         feats[:, r, :_DIE_FROM] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees,
                                             agree, twins, np.log(kp[rows, KIND_OF_FACE[a]])], 1)
         feats[:, r, _DIE_FROM:] = die
-    return Readings(numeral, network, feats)
+    return Readings(numeral, network, feats, None if no_pips is None else np.asarray(no_pips, bool))
 
 
 def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, bias: np.ndarray,
                side_px: np.ndarray, foreign: np.ndarray | None = None,
-               network_bias: np.ndarray | None = None, up: np.ndarray | None = None) -> Readings:
+               network_bias: np.ndarray | None = None, up: np.ndarray | None = None,
+               no_pips: np.ndarray | None = None) -> Readings:
     """The readings of N dice twice, stacked: first with `bias` (N, F) added to every look's numeral
     scores and `network_bias` (N, F) to the face network's log-probabilities (the dice memory's glyphs),
     then as they were — so that one pass of the doubt model weighs both (vision/read.Reader.read_faces
@@ -190,7 +195,8 @@ def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, 
         nudged = nudged / np.maximum(nudged.sum(1, keepdims=True), 1e-30)
     return readings(twice(kind_prior), np.concatenate([nudged, face_p]),
                     np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side_px),
-                    None if foreign is None else twice(foreign), None if up is None else twice(up))
+                    None if foreign is None else twice(foreign), None if up is None else twice(up),
+                    None if no_pips is None else twice(no_pips))
 
 
 def _unsure(log_p: np.ndarray) -> np.ndarray:
@@ -276,8 +282,16 @@ class Doubt:
         """(pick (N,) 0 numerals / 1 network, chance the pick is right (N,)) from (N, 2, F) measures."""
         gate = self.gate.chance(gate_inputs(features))
         pick = (gate < 0.5).astype(np.int64)
+        return pick, self._confidence(features, pick, gate)
+
+    def chance_of(self, features: np.ndarray, pick: np.ndarray) -> np.ndarray:
+        """(N,) the chance that the reader `pick` (N,) names is right, where something other than the gate chose
+        it (`decide`'s rule for dice that show no pips)."""
+        return self._confidence(features, pick, self.gate.chance(gate_inputs(features)))
+
+    def _confidence(self, features: np.ndarray, pick: np.ndarray, gate: np.ndarray) -> np.ndarray:
         x = confidence_inputs(features, pick, gate)
-        return pick, _sigmoid(np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick])
+        return _sigmoid(np.einsum("nc,nc->n", x, self.conf_coef[pick]) + self.conf_bias[pick])
 
     def to_json(self) -> dict:
         return {"features": list(FEATURES), "gate": self.gate.to_json(),
@@ -349,9 +363,29 @@ def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
         best = r.answers[rows, pick]
         return Belief(joint, best, joint[rows, best], legible, UNCALIBRATED_BELOW)
     pick, chance = doubt.choose(r.features)
+    pick, chance = _numerals_where_no_pips(r, doubt, pick, chance)
     joint = np.where(pick[:, None] == 0, r.numeral, r.network)
     best = r.answers[rows, pick]
     return Belief(joint, best, chance, legible, np.asarray(doubt.below)[pick], shows_picture(r.features, pick, best))
+
+
+def _numerals_where_no_pips(r: Readings, doubt: Doubt, pick: np.ndarray,
+                            chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gate's pick, but a die the face network reads as a d6's pips where no pip is seen (vision/pips.py) and
+    whose numerals legibly name another face of a d6 is its numerals' to read: the gate learnt from pip dice, whose
+    pips the recogniser reads as digits about as often, to believe the network there (lurig-d6-values' numbered
+    training d6s 141 -> 153 of 182 right, sure and wrong 10 -> 1; models/MODEL_CARD.md, fifty-sixth stop)."""
+    if r.no_pips is None:
+        return pick, chance
+    answers = r.answers
+    turn = (r.no_pips & (pick == 1) & (KIND_OF_FACE[answers[:, 0]] == _D6) & (KIND_OF_FACE[answers[:, 1]] == _D6)
+            & (r.features[:, 0, FEATURES.index("numeral_share")] >= 0.5) & (answers[:, 0] != answers[:, 1]))
+    if not turn.any():
+        return pick, chance
+    pick, chance = pick.copy(), chance.copy()
+    pick[turn] = 0
+    chance[turn] = doubt.chance_of(r.features[turn], pick[turn])
+    return pick, chance
 
 
 def shows_picture(features: np.ndarray, pick: np.ndarray, best: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ from .detections import Detections
 from .diecheck import FILE as CHECK_FILE, DieCheck, boxes_inputs
 from .memory import DiceMemory, Recall, model_fingerprint
 from .numerals import FALLBACK, WHEEL_RECOGNISER, Look, NumeralReader, d4_axis, finder_looks
+from .pips import show_no_pips
 from .second import SecondOpinion, load_second
 from .upface import MODEL_FILE, UpFaceFinder
 
@@ -34,6 +35,7 @@ Model = Callable[[np.ndarray], list[np.ndarray]]
 COCKED_ABOVE = 0.5
 # The kind head reads log(detector kind score + this), so a score of 0 stays finite.
 KIND_HEAD_EPS = 1e-4
+_D6 = KINDS.index("d6")
 # A die the kind prior gives at least this chance of being a d4 has its d4 faces read along the finder's axis
 # (vision/numerals.d4_axis): 54 more windows, so not for every die. Reached by 87 of 88 d4s and 11 of 397 other dice
 # in lurig-types' training runs (every second photo; 8 of the 11 d8s), and by 116 of 126 d4s and 6 of 769 others in
@@ -250,7 +252,10 @@ class Reader:
             recall = self.memory.recall(features)
             kind_prior = recall.kind_prior(kind_prior)
         up = self.up_faces(frame, dets.xyxy, crops_u8)
-        looks = _unless_pips(_looks(up, len(crops_u8)), plainly_pips(face_p, kind_prior[:, KINDS.index("d6")]))
+        # A die the network reads as a d6's pips is looked at for pips; one that shows none has its numerals read.
+        no_pips = show_no_pips(frame, dets.xyxy, KIND_OF_FACE[face_p.argmax(1)] == _D6)
+        pips = plainly_pips(face_p, kind_prior[:, KINDS.index("d6")]) & ~no_pips
+        looks = _unless_pips(_looks(up, len(crops_u8)), pips)
         axes = _d4_axes(up, kind_prior[:, KINDS.index("d4")] >= D4_PRIOR)
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, looks, axes)
         face_ll = None if evidence is None else evidence.face_ll
@@ -266,14 +271,15 @@ class Reader:
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
             network_bias = self.memory.network_bias(recall, face_p)
             if bias.any() or network_bias.any():  # both views in one pass: its cost is per call, hardly per die
-                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up)
+                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up, no_pips)
                 return both.rows(slice(0, len(side))), out, recall, both, face_ll
-        return readings(kind_prior, face_p, face_ll, side, foreign, up), out, recall, None, face_ll
+        return readings(kind_prior, face_p, face_ll, side, foreign, up, no_pips), out, recall, None, face_ll
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray, kinds: list[str] | None = None) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores.
         `kinds`: each die's kind where the player named it; a d6 the face network reads plainly as pips then
-        keeps no recogniser scores (NaN: not measured), as a reading would not have read its numerals."""
+        keeps no recogniser scores (NaN: not measured), as a reading would not have read its numerals (unless no
+        pip is seen on it: vision/pips.py)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = self.crops(frame, boxes)
         out = self._faces_with_features(crops)
@@ -281,7 +287,7 @@ class Reader:
         scores = looks = None
         if self.numerals is not None and len(boxes):
             named_d6 = np.array([k == "d6" for k in kinds], float) if kinds is not None else np.zeros(len(boxes))
-            pips = plainly_pips(face_p, named_d6)
+            pips = plainly_pips(face_p, named_d6) & ~show_no_pips(frame, boxes, KIND_OF_FACE[face_p.argmax(1)] == _D6)
             up = self.up_faces(frame, boxes, crops)
             named_d4 = np.array([k == "d4" for k in kinds], bool) if kinds is not None else np.zeros(len(boxes), bool)
             face_ll = self.numerals(frame, boxes, _unless_pips(_looks(up, len(boxes)), pips),

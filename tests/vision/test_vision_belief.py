@@ -213,3 +213,24 @@ def test_a_picture_die_stays_one_in_a_belief_of_some_of_its_dice(shipped):
                     np.repeat(numerals_reading("d20", 7), 2, 0), np.full(2, 120.0), foreign=np.array([0.0, 0.7]))
     b = decide(seen, shipped)
     assert b.uncertain.tolist() == [False, True] and b.rows(slice(1, 2)).uncertain.tolist() == [True]
+
+
+def test_a_numbered_d6_the_network_reads_as_pips_is_read_by_its_numerals_where_no_pip_is_seen(shipped):
+    # lurig-d6-values' orange "4": the network sure of two pips, the recogniser as sure of a "4" at every look.
+    d6 = prior(d6=0.95, d8=0.05)
+    args = (d6, network_saying("d6", 2, 0.99), numerals_reading("d6", 4, ll=-0.05), np.array([180.0]))
+    assert FACE_CLASSES[decide(readings(*args), shipped).best[0]] == ("d6", 2), "the gate believes the network"
+    pips_seen = decide(readings(*args, no_pips=np.array([False])), shipped)
+    assert FACE_CLASSES[pips_seen.best[0]] == ("d6", 2), "pips were seen: the network reads them"
+    no_pips = decide(readings(*args, no_pips=np.array([True])), shipped)
+    assert FACE_CLASSES[no_pips.best[0]] == ("d6", 4)
+    assert no_pips.confidence[0] < 1.0 and no_pips.joint[0].argmax() == no_pips.best[0]
+
+
+def test_no_pips_seen_hands_a_die_to_its_numerals_only_where_they_name_another_face_of_a_d6(shipped):
+    d6 = prior(d6=0.5, d8=0.5)
+    network = network_saying("d6", 2, 0.99)
+    other_kind = readings(d6, network, numerals_reading("d8", 7, ll=-0.05), np.array([180.0]), no_pips=np.array([True]))
+    assert FACE_CLASSES[decide(other_kind, shipped).best[0]] == ("d6", 2), "a d8's 7 is no numbered d6's face"
+    blank = readings(d6, network, np.full((1, 3, F), -25.0), np.array([180.0]), no_pips=np.array([True]))
+    assert FACE_CLASSES[decide(blank, shipped).best[0]] == ("d6", 2), "nothing legible: the network's"

@@ -3,6 +3,7 @@ shipped weights reading rendered dice."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -97,18 +98,47 @@ def test_a_face_the_reader_is_torn_about_is_flagged_uncertain_and_a_leaning_die_
     assert die.type.value == "d6" and die.value in (5, 6)
 
 
-@pytest.mark.parametrize("kind_scores, faces, numerals_read", [
-    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.99}, False),  # plain pips: the network's to read
-    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.6, "d6_3": 0.4}, True),  # pips the network is torn about
-    ([0, 0, 0, 0, 0, 0, 0.9], {"d20_17": 0.99}, True),  # a numeral die
+def _frame_with_the_die(pips: bool) -> np.ndarray:
+    """The fake detector's die (its box in source pixels, about 92 px) as a dark square with four red pips, or with a
+    white "4"."""
+    lb = Letterbox.fit(640, 480, 416, 320)
+    x1, y1, x2, y2 = (int(round((v - lb.pad[i % 2]) / lb.scale)) for i, v in enumerate((100, 100, 160, 160)))
+    frame = np.full((480, 640, 3), 200, np.uint8)
+    cv2.rectangle(frame, (x1, y1), (x2, y2), (40, 40, 40), -1)
+    side = x2 - x1
+    for u, v in ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)) if pips else ():
+        cv2.circle(frame, (int(x1 + u * side), int(y1 + v * side)), int(0.07 * side), (40, 40, 220), -1, cv2.LINE_AA)
+    if not pips:
+        cv2.putText(frame, "4", (x1 + side // 4, y2 - side // 4), cv2.FONT_HERSHEY_SIMPLEX, side / 40, (235, 235, 235),
+                    max(side // 12, 2), cv2.LINE_AA)
+    return frame
+
+
+@pytest.mark.parametrize("kind_scores, faces, pips, numerals_read", [
+    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.99}, True, False),  # plain pips: the network's to read
+    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.6, "d6_3": 0.4}, True, True),  # pips the network is torn about
+    ([0, 0.9, 0, 0, 0, 0, 0], {"d6_4": 0.99}, False, True),  # read as pips, but none to be seen: a numbered d6
+    ([0, 0, 0, 0, 0, 0, 0.9], {"d20_17": 0.99}, False, True),  # a numeral die
 ])
-def test_only_dice_that_plainly_show_pips_are_read_without_their_numerals(kind_scores, faces, numerals_read):
+def test_only_dice_that_plainly_show_pips_are_read_without_their_numerals(kind_scores, faces, pips, numerals_read):
     windows_read: list = []
     reader = _fake_reader(kind_scores, _probs(**faces))
     reader.numerals = counting_numerals(windows_read)
-    (die,) = reader(np.full((480, 640, 3), 90, np.uint8))
+    (die,) = reader(_frame_with_the_die(pips))
     assert bool(windows_read) == numerals_read
     assert die.type.value == next(iter(faces)).split("_")[0]
+
+
+@pytest.mark.parametrize("pips", [True, False])
+def test_a_taught_d6_keeps_its_numerals_scores_as_a_reading_would_read_them(pips):
+    windows_read: list = []
+    reader = _fake_reader([0, 0.9, 0, 0, 0, 0, 0], _probs(d6_4=0.99))
+    reader.numerals = counting_numerals(windows_read)
+    faces = reader.faces
+    reader.faces = lambda x: [*faces(x), np.ones((len(x), 8), np.float32)]  # a face reader that gives features
+    frame = _frame_with_the_die(pips)
+    kept = reader.learnable(frame, reader.detect(frame).xyxy, ["d6"])
+    assert bool(windows_read) == (not pips) and np.isnan(kept.numerals).all() == pips
 
 
 class _Finder:
