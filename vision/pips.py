@@ -4,11 +4,12 @@ The face network reads a numbered d6's "4" as two pips at 0.95 and more (lurig-d
 its numerals, read clearly, then lose to it: pips read as clear digits about as often, so a legible numeral does not
 tell a numbered d6 from a pip one (models/MODEL_CARD.md, Next 18). What does is plainer: a pip die's faces carry
 pips — on the up face and on every side face in view — and pips are round filled dots a tenth of the die across
-or more, where a numeral is one stroke-shaped mark. So the dots are looked for here, without the network: the crop's
-colours measured against the die's body colour, the marks split off at a few levels, and each mark judged by its
-size, roundness and solidity. A glint inside a glossy pip makes a hole in it; the outline is judged, not the holes.
-Measured on the training parts only (`/work/scratch/s56/pipprobe.py`, dice 140 px or more): no such dot was found on
-85 % of lurig-d6-values' numbered d6s, and on 0.6 % of nell-byler's and 1.6 % of Rune55's pip dice.
+or more, where a numeral is one stroke-shaped mark. So the dots are looked for here, without the network: the view's
+colours measured against the die's typical colour, the marks split off at a few levels, and each mark judged by its
+size, roundness and solidity (`pip_count`); circles whose middle is filled (`filled_circles`); and whether the die is
+inked at all (`inked`). A glint inside a glossy pip makes a hole in it; the outline is judged, not the holes.
+Measured on the training parts only (dice of 80 px or more; models/MODEL_CARD.md, fifty-sixth stop): no pips for 118
+of lurig-d6-values' 170 numbered d6s, for none of 543 of nell-byler's pip dice and 2 of 674 of Rune55's.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ _ROUNDING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 _APART = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 CIRCLE_RADII = (0.03, 0.2)  # in box sides
 CIRCLE_PERFECT = 0.8  # HOUGH_GRADIENT_ALT's measure of how whole a circle's outline is
-FILLED_CONTRAST = 20.0
-LONE_PIP = 0.09  # box sides: one filled circle this wide is a one-pip face's pip  # Lab units between a filled circle's middle and the ring outside it
+FILLED_CONTRAST = 20.0  # Lab units between a filled circle's middle and the ring outside it
 LOCAL_PX = 41  # the body's colour is the median over this square around each pixel: dice are two-toned, glossy
 INKED = 45.0  # Lab units (measured: lurig-d6-values' numbered training d6s 51 and more at their 5th percentile)
 JUDGED_FROM_PX = 80  # box side in the frame: smaller dice show pips a few pixels across, and are not judged
@@ -122,32 +122,26 @@ def _dots(split: np.ndarray, wider: np.ndarray | None = None) -> list[tuple[floa
     return found
 
 
-def _add_new(centres: list[tuple[float, float]], more) -> int:
-    """Adds the centres in `more` that are no dot already in `centres`; how many were."""
-    added = 0
+def _add_new(centres: list[tuple[float, float]], more) -> None:
+    """Adds the centres in `more` that are no dot already in `centres`."""
     for x, y in more:
         if all(np.hypot(x - a, y - b) > SAME_DOT for a, b in centres):
             centres.append((float(x), float(y)))
-            added += 1
-    return added
 
 
-def filled_circles(lab: np.ndarray) -> list[float]:
-    """The radii (in box sides) of the filled circles of a pip's size a die's view (`die_view`) shows: circles found
-    in the outlines of its lightness or either colour axis whose middle's colour differs from the ring just outside
-    them. Glare streaking between glossy pips joins them at every split (`pip_count` sees no dot there), but leaves
+def filled_circles(lab: np.ndarray) -> int:
+    """How many filled circles of a pip's size a die's view (`die_view`) shows: circles found in the outlines of its
+    lightness or either colour axis whose middle's colour differs from the ring just outside them. Glare streaking between glossy pips joins them at every split (`pip_count` sees no dot there), but leaves
     their round edges; a numeral's loop (a 6's) is a circle too, with the body's colour inside and out."""
     die = SIDE / VIEW
     least, most = int(CIRCLE_RADII[0] * die), int(CIRCLE_RADII[1] * die)
     found: list[tuple[float, float]] = []
-    radii: list[float] = []
     for channel in range(3):
         circles = cv2.HoughCircles(lab[:, :, channel], cv2.HOUGH_GRADIENT_ALT, 1.5, 2 * least, param1=60,
                                    param2=CIRCLE_PERFECT, minRadius=least, maxRadius=most)
-        for x, y, r in (() if circles is None else circles[0]):
-            if _filled(lab, x, y, r) and _add_new(found, [(x / SIDE, y / SIDE)]):
-                radii.append(float(r / die))
-    return radii
+        _add_new(found, [(x / SIDE, y / SIDE) for x, y, r in (() if circles is None else circles[0])
+                         if _filled(lab, x, y, r)])
+    return len(found)
 
 
 def _filled(lab: np.ndarray, x: float, y: float, r: float) -> bool:
@@ -184,5 +178,5 @@ def show_no_pips(frame: np.ndarray, boxes: np.ndarray, judge: np.ndarray) -> np.
     for i in np.flatnonzero(np.asarray(judge, bool) & (side >= JUDGED_FROM_PX)):
         view = die_view(frame, boxes[i])
         if inked(view) and pip_count(view, enough=1) == 0:
-            out[i] = len(filled_circles(view)) < 2
+            out[i] = filled_circles(view) < 2
     return out

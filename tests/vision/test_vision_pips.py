@@ -73,3 +73,15 @@ def test_a_die_whose_marks_are_not_inked_is_not_judged():
     assert show_no_pips(faint, np.array([BOX]), np.array([True])).tolist() == [False]
     inked = with_numeral(table(body=(200, 200, 200), ground=(90, 90, 90)), "4", colour=(30, 30, 30))
     assert show_no_pips(inked, np.array([BOX]), np.array([True])).tolist() == [True]
+
+
+def test_a_six_crowded_with_big_pips_shows_them():
+    # Big dark pips cover much of the middle, so the middle's typical colour is theirs, not the body's.
+    x1, y1, x2, y2 = BOX
+    side = x2 - x1
+    frame = table(body=(60, 140, 190))
+    for u in (0.3, 0.7):
+        for v in (0.22, 0.5, 0.78):
+            cv2.circle(frame, (int(x1 + u * side), int(y1 + v * side)), int(0.13 * side), (25, 25, 25), -1, cv2.LINE_AA)
+    assert pip_count(die_view(frame, BOX)) >= 2
+    assert show_no_pips(frame, np.array([BOX]), np.array([True])).tolist() == [False]
