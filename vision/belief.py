@@ -87,7 +87,7 @@ def plainly_pips(face_p: np.ndarray, d6_share: np.ndarray) -> np.ndarray:
     """(N,) the dice whose numerals need not be read: the face network PIPS_SURE of a d6 face, and `d6_share`
     (N,), the kind prior's share on a d6 (or 1 where the die is known to be one), PIPS_KIND or more."""
     best = face_p.argmax(1)
-    return (face_p.max(1) >= PIPS_SURE) & (KIND_OF_FACE[best] == KINDS.index("d6")) & (d6_share >= PIPS_KIND)
+    return (face_p.max(1) >= PIPS_SURE) & (KIND_OF_FACE[best] == _D6) & (d6_share >= PIPS_KIND)
 
 
 def numeral_belief(face_ll: np.ndarray, kind_prior: np.ndarray, temperature: float = TEMPERATURE,

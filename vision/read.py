@@ -254,7 +254,7 @@ class Reader:
         up = self.up_faces(frame, dets.xyxy, crops_u8)
         # A die the network reads as a d6's pips is looked at for pips; one that shows none has its numerals read.
         no_pips = show_no_pips(frame, dets.xyxy, KIND_OF_FACE[face_p.argmax(1)] == _D6)
-        pips = plainly_pips(face_p, kind_prior[:, KINDS.index("d6")]) & ~no_pips
+        pips = plainly_pips(face_p, kind_prior[:, _D6]) & ~no_pips
         looks = _unless_pips(_looks(up, len(crops_u8)), pips)
         axes = _d4_axes(up, kind_prior[:, KINDS.index("d4")] >= D4_PRIOR)
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, looks, axes)
