@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from dicecam.mechanics.errors import DicecamError
-from dicecam.vision import belief, crops, ctc, marks, numerals, read, upface
+from dicecam.vision import belief, crops, ctc, marks, numerals, pips, read, upface
 from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import LABELLED_BESIDE, TruthImage, detected_photos, held_out, load_truth
@@ -47,8 +47,9 @@ SURE_WRONG = 0.02
 # where it sees one (belief.shows_picture); where it reads a clear neighbour instead, no measure here sees it, and one
 # die's run would set every threshold (fiftieth stop: with its photos in, no pair kept lurig-types within the bar).
 PICTURE_FACED = ("lurig-d20-logo-values",)
-# Per die of a source, as `samples` measures it: features, right, runs, kinds, answers.
-Measured = tuple[np.ndarray, np.ndarray, list, list, np.ndarray]
+# Per die of a source, as `samples` measures it: features, right, runs, kinds, answers, no pips seen, no numeral where
+# the up face lies (belief.Readings.foreign_up).
+Measured = tuple[np.ndarray, np.ndarray, list, list, np.ndarray, np.ndarray, np.ndarray]
 
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
@@ -80,14 +81,16 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic",
             values: dict[str, int] | None = None
             ) -> Measured:
-    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2)): per die, each reader's measures,
-    whether its answer is right (its kind, and its value where the truth has one, or `values` names one for its
-    photo's one die: `values_beside`), its photo's video run (None where `set_name` names none), its true kind and
-    each reader's answer (a face class). `reader_of`: which reader reads a photo (the dice are found by `reader`
-    either way)."""
+    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2), no pips (M,), foreign up (M,)): per
+    die, each reader's measures, whether its answer is right (its kind, and its value where the truth has one, or
+    `values` names one for its photo's one die: `values_beside`), its photo's video run (None where `set_name` names
+    none), its true kind, each reader's answer (a face class), whether the reader saw no pip on it (vision/pips.py:
+    the reader then turns some of the gate's picks, `belief.no_pips_turn`) and how much of the writing where its up
+    face lies is no numeral (the reader then flags a picture, `belief.shows_picture`). `reader_of`: which reader
+    reads a photo (the dice are found by `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
-    feats, right, runs, kinds, said = [], [], [], [], []
+    feats, right, runs, kinds, said, no_pips, foreign_up = [], [], [], [], [], [], []
     for item, img, dets, dice in detected_photos(reader, items[::step]):
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
@@ -102,8 +105,10 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             runs.append(run_of_photo(set_name, item.meta))
             kinds.append(die.kind.value)
             said.append(answers)
+            no_pips.append(seen.no_pips is not None and bool(seen.no_pips[j]))
+            foreign_up.append(0.0 if seen.foreign_up is None else float(seen.foreign_up[j]))
     return (np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds,
-            np.array(said, np.int64).reshape(-1, 2))
+            np.array(said, np.int64).reshape(-1, 2), np.array(no_pips, bool), np.array(foreign_up))
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -176,8 +181,11 @@ def fit_confidence(x: np.ndarray, y: np.ndarray, gate: np.ndarray) -> tuple[np.n
     return np.stack([c for c, _ in conf]), np.array([b for _, b in conf])
 
 
-def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(pick, chance) of every die from a doubt model fitted without its fold."""
+def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray, answers: np.ndarray | None = None,
+                 no_pips: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(pick, chance) of every die from a doubt model fitted without its fold. Given each reader's `answers` and
+    where `no_pips` were seen, the gate's pick is turned as the reader turns it (`belief.no_pips_turn`), so that the
+    thresholds are chosen on the answers the reader gives."""
     pick, chance = np.zeros(len(y), np.int64), np.zeros(len(y))
     for k in np.unique(fold):
         out = fold == k
@@ -185,15 +193,21 @@ def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> tuple[np.nda
             continue  # too few dice left to fit on: this fold counts as unsure
         trees = grow_gate(x[~out], y[~out])
         coef, bias = fit_confidence(x[~out], y[~out], out_of_fold_gate(x[~out], y[~out], fold[~out]))
-        pick[out], chance[out] = Doubt(trees, coef, bias).choose(x[out])
+        doubt = Doubt(trees, coef, bias)
+        pick[out], chance[out] = doubt.choose(x[out])
+        if answers is not None and no_pips is not None:
+            turn = out & belief.no_pips_turn(x, answers, no_pips, pick)
+            pick[turn] = 0
+            chance[turn] = doubt.chance_of(x[turn], pick[turn])
     return pick, chance
 
 
-def flagged_as_the_reader_flags(x: np.ndarray, pick: np.ndarray, answers: np.ndarray, chance: np.ndarray) -> np.ndarray:
+def flagged_as_the_reader_flags(x: np.ndarray, pick: np.ndarray, answers: np.ndarray, chance: np.ndarray,
+                                foreign_up: np.ndarray | None = None) -> np.ndarray:
     """`chance` with every die the reader flags for a picture where its numeral should be (belief.shows_picture) at 0:
     such a die is uncertain however sure the model is, so the thresholds are chosen among the dice the reader leaves
     unflagged (forty-ninth stop's Next 10)."""
-    return np.where(belief.shows_picture(x, pick, answers[np.arange(len(pick)), pick]), 0.0, chance)
+    return np.where(belief.shows_picture(x, pick, answers[np.arange(len(pick)), pick], foreign_up), 0.0, chance)
 
 
 GRID = np.round(np.arange(0.5, 0.995, 0.01), 2)  # the thresholds tried, per reader
@@ -298,7 +312,9 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
                      **{f"g{i}": np.array(["" if g is None else g for g in p[2]])
                         for i, p in enumerate(parts.values())},
                      **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())},
-                     **{f"a{i}": p[4] for i, p in enumerate(parts.values())})
+                     **{f"a{i}": p[4] for i, p in enumerate(parts.values())},
+                     **{f"n{i}": p[5] for i, p in enumerate(parts.values())},
+                     **{f"u{i}": p[6] for i, p in enumerate(parts.values())})
     x = np.concatenate([p[0] for p in parts.values()])
     y = np.concatenate([p[1] for p in parts.values()])
     if len(y) < 20 or len(np.unique(y)) < 2:
@@ -308,9 +324,10 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     # Every figure the doubt model is judged by comes from dice it was not fitted on: each fold of
     # photos (whole video runs, each kind's spread over the folds) is read by a gate and a confidence
     # fitted without it. The threshold is set there.
-    pick, chance = cross_fitted(x, y, fold)
+    answers = np.concatenate([p[4] for p in parts.values()])
+    pick, chance = cross_fitted(x, y, fold, answers, np.concatenate([p[5] for p in parts.values()]))
     right = y[np.arange(len(y)), pick]
-    chance = flagged_as_the_reader_flags(x, pick, np.concatenate([p[4] for p in parts.values()]), chance)
+    chance = flagged_as_the_reader_flags(x, pick, answers, chance, np.concatenate([p[6] for p in parts.values()]))
     below = choose_threshold(right, chance, pick, source)
     trees = grow_gate(x, y)
     conf_coef, conf_bias = fit_confidence(x, y, out_of_fold_gate(x, y, fold))
@@ -415,7 +432,7 @@ def reading_code() -> str:
     the reader no longer gives."""
     digest = hashlib.sha256()
     here = Path(__file__).parent  # the kind head's cross-fit: its code and its folds'
-    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, marks, ctc, belief, read)),
+    for path in [*(Path(m.__file__) for m in (crops, upface, numerals, marks, pips, ctc, belief, read)),
                  here / "train_kind.py", here / "folds.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -438,7 +455,8 @@ def _cached(cache: Path | None, reader_id: str) -> dict[str, Measured] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)
-    if str(data["reader"]) != reader_id or "a0" not in data:  # another reader, or kept before answers were
+    if str(data["reader"]) != reader_id or "u0" not in data:  # another reader, or kept before all the reader flags
         return None
     return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
-                     data[f"k{i}"].tolist(), data[f"a{i}"]) for i, n in enumerate(data["names"])}
+                     data[f"k{i}"].tolist(), data[f"a{i}"], data[f"n{i}"], data[f"u{i}"])
+            for i, n in enumerate(data["names"])}

@@ -45,6 +45,11 @@ UNCALIBRATED_BELOW = 0.6
 # whatever the doubt model's chance, which learnt such dice only as read right by kind (forty-ninth stop,
 # models/MODEL_CARD.md). Not a d4: its windows hold its other numerals, turned, which read as other characters.
 PICTURE_FOREIGN = 0.3
+# So is one whose looks above the crop's centre, where a tilted view shows the up face, all write mostly no digit or
+# mark at their clearest windows (`Readings.foreign_up`) while the centre's look reads a numeral: a picture on the up
+# face, and a side face's numeral read in its place (the picture-faced d20's "8" and "14"; fifty-seventh stop,
+# models/MODEL_CARD.md).
+PICTURE_UP = 0.5
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
 # A die the face network reads as a d6 face at PIPS_SURE or more, where the kind prior (or the player's word)
 # gives a d6 PIPS_KIND or more, is the face network's to read whatever its numerals say. Of 1,115 such dice in the
@@ -119,6 +124,7 @@ class Readings:
     network: np.ndarray  # (N, F)
     features: np.ndarray  # (N, 2, len(FEATURES)): per die, per reader (numerals, network)
     no_pips: np.ndarray | None = None  # (N,) bool: dice judged to show no pip at all (vision/pips.py)
+    foreign_up: np.ndarray | None = None  # (N,) vision/numerals.NumeralEvidence.foreign_up
 
     @property
     def answers(self) -> np.ndarray:
@@ -127,12 +133,13 @@ class Readings:
 
     def rows(self, which) -> "Readings":
         return Readings(self.numeral[which], self.network[which], self.features[which],
-                        None if self.no_pips is None else self.no_pips[which])
+                        None if self.no_pips is None else self.no_pips[which],
+                        None if self.foreign_up is None else self.foreign_up[which])
 
 
 def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None, side_px: np.ndarray,
              foreign: np.ndarray | None = None, up: np.ndarray | None = None,
-             no_pips: np.ndarray | None = None) -> Readings:
+             no_pips: np.ndarray | None = None, foreign_up: np.ndarray | None = None) -> Readings:
     """Both readers' beliefs and the doubt model's measures; without numerals (a reader with fakes or
     no recogniser) the numeral reader says nothing legible. `foreign`: per die, how much of the
     clearest window's writing is no numeral (vision/numerals.NumeralEvidence). `up`: the up-face finder's
@@ -177,13 +184,14 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
         feats[:, r, :_DIE_FROM] = np.stack([np.log(belief[rows, a] + 1e-6), legible, looks_agree, centre_agrees,
                                             agree, twins, np.log(kp[rows, KIND_OF_FACE[a]])], 1)
         feats[:, r, _DIE_FROM:] = die
-    return Readings(numeral, network, feats, None if no_pips is None else np.asarray(no_pips, bool))
+    return Readings(numeral, network, feats, None if no_pips is None else np.asarray(no_pips, bool),
+                    None if foreign_up is None else np.asarray(foreign_up, np.float64))
 
 
 def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, bias: np.ndarray,
                side_px: np.ndarray, foreign: np.ndarray | None = None,
                network_bias: np.ndarray | None = None, up: np.ndarray | None = None,
-               no_pips: np.ndarray | None = None) -> Readings:
+               no_pips: np.ndarray | None = None, foreign_up: np.ndarray | None = None) -> Readings:
     """The readings of N dice twice, stacked: first with `bias` (N, F) added to every look's numeral
     scores and `network_bias` (N, F) to the face network's log-probabilities (the dice memory's glyphs),
     then as they were — so that one pass of the doubt model weighs both (vision/read.Reader.read_faces
@@ -196,7 +204,7 @@ def both_views(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray, 
     return readings(twice(kind_prior), np.concatenate([nudged, face_p]),
                     np.concatenate([face_ll + bias[:, None, :], face_ll]), twice(side_px),
                     None if foreign is None else twice(foreign), None if up is None else twice(up),
-                    None if no_pips is None else twice(no_pips))
+                    None if no_pips is None else twice(no_pips), None if foreign_up is None else twice(foreign_up))
 
 
 def _unsure(log_p: np.ndarray) -> np.ndarray:
@@ -366,20 +374,17 @@ def decide(r: Readings, doubt: Doubt | None = None) -> Belief:
     pick, chance = _numerals_where_no_pips(r, doubt, pick, chance)
     joint = np.where(pick[:, None] == 0, r.numeral, r.network)
     best = r.answers[rows, pick]
-    return Belief(joint, best, chance, legible, np.asarray(doubt.below)[pick], shows_picture(r.features, pick, best))
+    return Belief(joint, best, chance, legible, np.asarray(doubt.below)[pick],
+                  shows_picture(r.features, pick, best, r.foreign_up))
 
 
 def _numerals_where_no_pips(r: Readings, doubt: Doubt, pick: np.ndarray,
                             chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The gate's pick, but a die the face network reads as a d6's pips where no pip is seen (vision/pips.py) and
-    whose numerals legibly name another face of a d6 is its numerals' to read: the gate learnt from pip dice, whose
-    pips the recogniser reads as digits about as often, to believe the network there (lurig-d6-values' numbered
-    training d6s 141 -> 153 of 182 right, sure and wrong 10 -> 1; models/MODEL_CARD.md, fifty-sixth stop)."""
+    whose numerals legibly name another face of a d6 is its numerals' to read (`no_pips_turn`)."""
     if r.no_pips is None:
         return pick, chance
-    answers = r.answers
-    turn = (r.no_pips & (pick == 1) & (KIND_OF_FACE[answers[:, 0]] == _D6) & (KIND_OF_FACE[answers[:, 1]] == _D6)
-            & (r.features[:, 0, FEATURES.index("numeral_share")] >= 0.5) & (answers[:, 0] != answers[:, 1]))
+    turn = no_pips_turn(r.features, r.answers, r.no_pips, pick)
     if not turn.any():
         return pick, chance
     pick, chance = pick.copy(), chance.copy()
@@ -388,10 +393,26 @@ def _numerals_where_no_pips(r: Readings, doubt: Doubt, pick: np.ndarray,
     return pick, chance
 
 
-def shows_picture(features: np.ndarray, pick: np.ndarray, best: np.ndarray) -> np.ndarray:
+def no_pips_turn(features: np.ndarray, answers: np.ndarray, no_pips: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """(N,) bool: dice the gate handed to the face network's d6 pips where no pip is seen and whose numerals legibly
+    name another face of a d6: the gate learnt from pip dice, whose pips the recogniser reads as digits about as often,
+    to believe the network there (lurig-d6-values' numbered training d6s 141 -> 153 of 182 right, sure and wrong
+    10 -> 1; models/MODEL_CARD.md, fifty-sixth stop). The doubt fit turns them as the reader does
+    (models/train_doubt.cross_fitted)."""
+    return (np.asarray(no_pips, bool) & (pick == 1) & (KIND_OF_FACE[answers[:, 0]] == _D6)
+            & (KIND_OF_FACE[answers[:, 1]] == _D6) & (features[:, 0, FEATURES.index("numeral_share")] >= 0.5)
+            & (answers[:, 0] != answers[:, 1]))
+
+
+def shows_picture(features: np.ndarray, pick: np.ndarray, best: np.ndarray,
+                  foreign_up: np.ndarray | None = None) -> np.ndarray:
     """(N,) bool: dice answered by their numerals where the clearest window's writing is mostly no numeral
-    (PICTURE_FOREIGN). The face network's answers are not: pips are no digits either."""
-    return (pick == 0) & (features[:, 0, _FOREIGN] >= PICTURE_FOREIGN) & (KIND_OF_FACE[best] != _D4)
+    (PICTURE_FOREIGN), or where the looks at the up face's places write it (`foreign_up`, PICTURE_UP). The face
+    network's answers are not: pips are no digits either."""
+    foreign = features[:, 0, _FOREIGN] >= PICTURE_FOREIGN
+    if foreign_up is not None:
+        foreign = foreign | (np.asarray(foreign_up) >= PICTURE_UP)
+    return (pick == 0) & foreign & (KIND_OF_FACE[best] != _D4)
 
 
 def combine(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | None = None,

@@ -169,10 +169,14 @@ def narrowed(full: np.ndarray, columns: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class NumeralEvidence:
     """Per die and look: each face class's best log-likelihood over the look's windows; and per die, how
-    much of what the recogniser wrote in the clearest window is no digit or mark."""
+    much of what the recogniser wrote in the clearest window is no digit or mark, and in the looks above the
+    crop's centre, where a tilted view shows the up face (`foreign_up`)."""
 
     face_ll: np.ndarray  # (N, G, len(FACE_CLASSES)); a look a die does not have reads NOT_READ
     foreign: np.ndarray  # (N,) 0: only digits and marks written there; 1: only other characters
+    # (N,) the least such share among the looks but the first (the crop's centre) at each one's clearest window;
+    # 0 for a die with fewer looks, or none read
+    foreign_up: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -310,9 +314,9 @@ class NumeralReader:
         n = len(boxes)
         longest = max((len(lk) for lk in looks), default=0)
         face_ll = np.full((n, longest, len(FACE_CLASSES)), NOT_READ)
-        foreign = np.zeros(n)
+        foreign, foreign_up = np.zeros(n), np.zeros(n)
         if not n or not longest:
-            return NumeralEvidence(face_ll, foreign)
+            return NumeralEvidence(face_ll, foreign, foreign_up)
         axes = [a if a is not None and lk else None for a, lk in zip(d4_axes or [None] * n, looks)]
         windows = np.concatenate([die_windows(frame, b, lk) for b, lk in zip(boxes, looks) if lk]
                                  + [die_windows(frame, b, (a,)) for b, a in zip(boxes, axes) if a is not None])
@@ -329,10 +333,13 @@ class NumeralReader:
             foreign[d] = share[at + int(ll[mine].max(1).argmax())]
             side = mark_beside_six(frame, boxes[d], lk, bare[mine], ll[mine]) if MARKS_BY_PLACE else UNSEEN
             per_look = np.empty((2, len(lk), len(FACE_CLASSES)))  # bare and marked spellings, per look
+            clearest = np.empty(len(lk))  # each look's clearest window's share of no numeral
             for g, look in enumerate(lk):
                 part = slice(at, at + look.count)
                 per_look[:, g] = best_upright(np.stack([bare[part], marked[part]]), look, axis_of=ll[part])
+                clearest[g] = share[at + int(ll[part].max(1).argmax())]
                 at += look.count
+            foreign_up[d] = clearest[1:].min() if len(lk) > 1 else 0.0
             face_ll[d, :len(lk)] = marks_seen(marks_decide(*per_look), side)
             turn = next((k.turn for k in lk if k.turn is not None), None)
             if side == UNSEEN and turn is not None:
@@ -342,7 +349,7 @@ class NumeralReader:
             if axis is not None:
                 face_ll[d, len(looks[d]) - 1, D4_FACES] = ll[at:at + axis.count][:, D4_FACES].max(0)
                 at += axis.count
-        return NumeralEvidence(face_ll, foreign)
+        return NumeralEvidence(face_ll, foreign, foreign_up)
 
 
 def foreign_share(log_probs: np.ndarray) -> np.ndarray:

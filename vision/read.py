@@ -261,6 +261,7 @@ class Reader:
         face_ll = None if evidence is None else evidence.face_ll
         side = np.maximum(dets.xyxy[:, 2] - dets.xyxy[:, 0], dets.xyxy[:, 3] - dets.xyxy[:, 1])
         foreign = None if evidence is None else evidence.foreign
+        foreign_up = None if evidence is None else evidence.foreign_up
         if face_ll is not None and face_ll.shape[1] == LOOKS:
             preference = self.camera_bias(camera)
             if preference.any():
@@ -271,9 +272,10 @@ class Reader:
             bias = self.memory.glyph_bias(recall, face_ll.max(1), kind_prior.argmax(1), colours)
             network_bias = self.memory.network_bias(recall, face_p)
             if bias.any() or network_bias.any():  # both views in one pass: its cost is per call, hardly per die
-                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up, no_pips)
+                both = both_views(kind_prior, face_p, face_ll, bias, side, foreign, network_bias, up, no_pips,
+                                  foreign_up)
                 return both.rows(slice(0, len(side))), out, recall, both, face_ll
-        return readings(kind_prior, face_p, face_ll, side, foreign, up, no_pips), out, recall, None, face_ll
+        return readings(kind_prior, face_p, face_ll, side, foreign, up, no_pips, foreign_up), out, recall, None, face_ll
 
     def learnable(self, frame: np.ndarray, boxes: np.ndarray, kinds: list[str] | None = None) -> "Learnable":
         """What the dice memory keeps of the dice in `boxes`: crops, features, the recogniser's face scores.

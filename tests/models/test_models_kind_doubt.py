@@ -126,18 +126,55 @@ def test_measured_dice_are_measured_again_after_the_reading_code_changes(renders
     assert [m for m in said if "dice from" in m], said
 
 
-def test_a_change_to_how_marks_are_found_also_counts_as_a_change_of_the_reading_code(tmp_path, monkeypatch):
-    # The 6/9 marks found in the picture (vision/marks.py) change the measures as the windows do.
+@pytest.mark.parametrize("module", ["marks", "pips"])
+def test_a_change_to_how_marks_or_pips_are_found_also_counts_as_a_change_of_the_reading_code(tmp_path, monkeypatch,
+                                                                                             module):
+    # The 6/9 marks found in the picture (vision/marks.py) and where no pip is seen (vision/pips.py, which decides
+    # whether a die's numerals are read) change the measures as the windows do.
+    import importlib
     from pathlib import Path
 
     from dicecam.models import train_doubt as td
-    from dicecam.vision import marks
 
+    found = importlib.import_module(f"dicecam.vision.{module}")
     before = td.reading_code()
-    changed = tmp_path / "marks.py"
-    changed.write_text(Path(marks.__file__).read_text() + "\n# another mark rule\n")
-    monkeypatch.setattr(marks, "__file__", str(changed))
+    changed = tmp_path / f"{module}.py"
+    changed.write_text(Path(found.__file__).read_text() + "\n# another rule\n")
+    monkeypatch.setattr(found, "__file__", str(changed))
     assert td.reading_code() != before
+
+
+def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_reader_does(monkeypatch):
+    # Thresholds are chosen on the answers the reader gives: where it sees no pips on a die the gate hands to the face
+    # network's d6 face, and the numerals legibly read another d6 face, the reader answers by the numerals.
+    from dicecam.models import train_doubt as td
+    from dicecam.vision.crops import FACE_INDEX
+
+    class NetworkEverywhere:
+        def __init__(self, *args):
+            pass
+
+        def choose(self, x):
+            return np.ones(len(x), np.int64), np.full(len(x), 0.99)
+
+        def chance_of(self, x, pick):
+            return np.full(len(x), 0.6)
+
+    monkeypatch.setattr(td, "Doubt", NetworkEverywhere)
+    monkeypatch.setattr(td, "grow_gate", lambda x, y: None)
+    monkeypatch.setattr(td, "fit_confidence", lambda x, y, gate: (None, None))
+    monkeypatch.setattr(td, "out_of_fold_gate", lambda x, y, fold: None)
+    x = np.zeros((4, 2, len(FEATURES)))
+    x[:, 0, FEATURES.index("numeral_share")] = 0.8
+    four, two, eight = FACE_INDEX[("d6", 4)], FACE_INDEX[("d6", 2)], FACE_INDEX[("d8", 4)]
+    answers = np.array([[four, two], [four, two], [eight, two], [two, two]])
+    y = np.array([[1, 0], [1, 0], [0, 1], [1, 1]], float)
+    fold = np.array([0, 1, 0, 1])
+    no_pips = np.array([True, False, True, True])
+    pick, chance = td.cross_fitted(x, y, fold, answers, no_pips)
+    assert pick.tolist() == [0, 1, 1, 1], "only the pipless die whose numerals name another d6 face turns"
+    assert chance.tolist() == [0.6, 0.99, 0.99, 0.99], "with the numerals' own chance"
+    assert td.cross_fitted(x, y, fold)[0].tolist() == [1, 1, 1, 1], "without where pips were seen, the gate's pick"
 
 
 def test_the_kind_cross_fit_keeps_each_run_out_of_the_head_that_reads_it():
@@ -196,6 +233,7 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
         def __init__(self, name):
             self.answers = np.array([[FACE_INDEX[f] for f in read_as[name]]])
             self.features = np.zeros((1, 2, len(FEATURES)))
+            self.no_pips = self.foreign_up = None
 
     class OneDieReader:
         def readings(self, img, name):
@@ -203,7 +241,7 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
 
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
-    _, right, _, kinds, _ = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
+    _, right, _, kinds, _, _, _ = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
                                                 set_name="lurig-types", values=values)
     assert kinds == ["d4", "d8"]
     assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
@@ -242,6 +280,8 @@ def test_the_doubt_fit_leaves_the_picture_faced_dice_out_and_keeps_each_readers_
     class Seen:
         answers = np.array([[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]])
         features = np.zeros((1, 2, len(FEATURES)))
+        no_pips = np.array([True])
+        foreign_up = np.array([0.7])
 
     class OneDieReader:
         def readings(self, img, name):
@@ -251,9 +291,10 @@ def test_the_doubt_fit_leaves_the_picture_faced_dice_out_and_keeps_each_readers_
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
     parts = train_doubt._measure(OneDieReader(), tmp_path, None, lambda m: None)
-    x, right, runs, kinds, answers = parts["lurig-types"]
+    x, right, runs, kinds, answers, no_pips, foreign_up = parts["lurig-types"]
     assert len(right) == 1, "the picture-faced die's photo is not measured"
     assert answers.tolist() == [[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]]
+    assert no_pips.tolist() == [True] and foreign_up.tolist() == [0.7], "what the reader flags and turns by is kept"
 
 
 def test_a_die_the_picture_rule_flags_counts_as_not_sure_when_the_thresholds_are_chosen():

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from dicecam.mechanics.dice import DieType
-from dicecam.vision.belief import (FEATURES, PICTURE_FOREIGN, Doubt, Trees, combine, decide, plainly_pips,
-                                  readings, shows_picture)
+from dicecam.vision.belief import (FEATURES, PICTURE_FOREIGN, PICTURE_UP, Doubt, Trees, combine, decide,
+                                  plainly_pips, readings, shows_picture)
 from dicecam.vision.crops import FACE_CLASSES, FACE_INDEX, KINDS, face_label
 from dicecam.vision.read import models_dir
 
@@ -205,6 +205,26 @@ def test_pips_and_a_d4s_turned_numerals_are_no_picture():
     assert shows_picture(features(foreign_text=0.8), np.array([0]), np.array([FACE_INDEX[("d6", 4)]]))[0]
     assert not shows_picture(features(foreign_text=PICTURE_FOREIGN - 0.01), np.array([0]),
                              np.array([FACE_INDEX[("d20", 7)]]))[0]
+
+
+def test_a_numeral_read_at_the_centre_where_the_up_faces_places_write_no_digit_is_a_picture(shipped):
+    # The picture-faced d20 seen from the side: the centre's look reads a side face's "8" plainly, the looks where
+    # the up face lies write its dagger and laurel as other characters.
+    args = (prior(d20=1.0), network_saying("d20", 13, 0.3), numerals_reading("d20", 8), np.array([120.0]))
+    b = decide(readings(*args, foreign=np.array([0.02]), foreign_up=np.array([0.9])), shipped)
+    assert FACE_CLASSES[b.best[0]] == ("d20", 8) and b.confidence[0] >= np.max(b.below)
+    assert b.uncertain[0] and b.doubt(0) == "a picture or writing where its numeral should be"
+    assert b.rows(slice(0, 1)).uncertain[0]
+    numeral_up = decide(readings(*args, foreign=np.array([0.02]), foreign_up=np.array([PICTURE_UP - 0.01])), shipped)
+    assert not numeral_up.uncertain[0]
+
+
+def test_where_the_up_face_writes_no_digit_pips_and_a_d4s_numerals_are_no_picture():
+    up = np.array([0.9])
+    assert not shows_picture(features(), np.array([1]), np.array([FACE_INDEX[("d6", 4)]]), up)[0]
+    assert not shows_picture(features(), np.array([0]), np.array([FACE_INDEX[("d4", 3)]]), up)[0]
+    assert shows_picture(features(), np.array([0]), np.array([FACE_INDEX[("d12", 4)]]), up)[0]
+    assert not shows_picture(features(), np.array([0]), np.array([FACE_INDEX[("d12", 4)]]))[0]
 
 
 def test_a_picture_die_stays_one_in_a_belief_of_some_of_its_dice(shipped):

@@ -254,6 +254,23 @@ def test_pips_read_as_writing_that_is_no_numeral(numerals):
     assert numeral < 0.05 < dots
 
 
+def test_writing_that_is_no_numeral_where_the_up_face_lies_is_measured_apart_from_the_centres_numeral(numerals):
+    # A picture-faced die seen from the side: its up face's emblem (here, letters) above the middle, a side face's
+    # "8" at it. The looks but the first are where a tilted view shows the up face.
+    canvas = Image.new("RGB", (240, 240), (60, 120, 60))
+    draw = ImageDraw.Draw(canvas)
+    draw.ellipse((60, 60, 180, 180), fill=(160, 30, 30))
+    draw.text((120, 88), "AWE", font=ImageFont.truetype(str(FONT), 20), fill=(255, 255, 255), anchor="mm")
+    draw.text((120, 145), "8", font=ImageFont.truetype(str(FONT), 26), fill=(255, 255, 255), anchor="mm")
+    img = np.ascontiguousarray(np.asarray(canvas)[:, :, ::-1])
+    at_the_eight, at_the_letters = Look(((0.0, 0.2),)), Look(((0.0, -0.27),))
+    tilted = numerals(img, BOX, [(at_the_eight, at_the_letters)])
+    assert tilted.foreign[0] < 0.05, "the clearest window is the 8's"
+    assert tilted.foreign_up[0] >= 0.5
+    assert numerals(img, BOX, [(at_the_letters, at_the_eight)]).foreign_up[0] < 0.05, "the 8 where the up face lies"
+    assert numerals(drawn_die("5"), BOX, [FALLBACK]).foreign_up[0] < 0.05
+
+
 def six_read_at(looks: tuple[Look, ...], k: int, lead: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(bare, ll) scores of a die's windows in which the bare "6" reads best in window k, `lead` below
     the die's clearest numeral (a "17" elsewhere)."""
