@@ -46,8 +46,8 @@ UNCALIBRATED_BELOW = 0.6
 # models/MODEL_CARD.md). Not a d4: its windows hold its other numerals, turned, which read as other characters.
 PICTURE_FOREIGN = 0.3
 # So is one whose looks above the crop's centre, where a tilted view shows the up face, all write mostly no digit or
-# mark at their clearest windows (`Readings.foreign_up`) while the centre's look reads a numeral: a picture on the up
-# face, and a side face's numeral read in its place (the picture-faced d20's "8" and "14"; fifty-seventh stop,
+# mark at their clearest windows (`Readings.foreign_up`): a picture on the up face, and the numerals' answer a side
+# face's numeral read in its place, at the centre (the picture-faced d20's "8" and "14"; fifty-seventh stop,
 # models/MODEL_CARD.md).
 PICTURE_UP = 0.5
 FACES_OF_KIND = np.bincount(KIND_OF_FACE, minlength=len(KINDS)).astype(np.float64)
@@ -144,7 +144,8 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     no recogniser) the numeral reader says nothing legible. `foreign`: per die, how much of the
     clearest window's writing is no numeral (vision/numerals.NumeralEvidence). `up`: the up-face finder's
     (N, 5) rows (vision/upface.py): how squarely the up face looks at the camera, and how far from the
-    crop's centre it lies (how tilted the view is); without a finder, square on at the centre."""
+    crop's centre it lies (how tilted the view is); without a finder, square on at the centre. `no_pips` and
+    `foreign_up` are kept beside the measures, not among them: rules of their own read them (`decide`)."""
     n = len(face_p)
     network = network_belief(face_p, kind_prior)
     if face_ll is None or face_ll.shape[1] == 0:
