@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize
@@ -47,9 +47,18 @@ SURE_WRONG = 0.02
 # where it sees one (belief.shows_picture); where it reads a clear neighbour instead, no measure here sees it, and one
 # die's run would set every threshold (fiftieth stop: with its photos in, no pair kept lurig-types within the bar).
 PICTURE_FACED = ("lurig-d20-logo-values",)
-# Per die of a source, as `samples` measures it: features, right, runs, kinds, answers, no pips seen, no numeral where
-# the up face lies (belief.Readings.foreign_up).
-Measured = tuple[np.ndarray, np.ndarray, list, list, np.ndarray, np.ndarray, np.ndarray]
+
+
+class Measured(NamedTuple):
+    """A source's dice as `samples` measures them, one row per die."""
+
+    features: np.ndarray  # (M, 2, F) each reader's measures
+    right: np.ndarray  # (M, 2) whether each reader's answer is right
+    runs: list  # (M,) its photo's video run, or None
+    kinds: list  # (M,) its true kind
+    answers: np.ndarray  # (M, 2) each reader's face class
+    no_pips: np.ndarray  # (M,) no pip seen on it (vision/pips.py)
+    foreign_up: np.ndarray  # (M,) no numeral where its up face lies (belief.Readings.foreign_up)
 
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
@@ -107,8 +116,8 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             said.append(answers)
             no_pips.append(seen.no_pips is not None and bool(seen.no_pips[j]))
             foreign_up.append(0.0 if seen.foreign_up is None else float(seen.foreign_up[j]))
-    return (np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds,
-            np.array(said, np.int64).reshape(-1, 2), np.array(no_pips, bool), np.array(foreign_up))
+    return Measured(np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds,
+                    np.array(said, np.int64).reshape(-1, 2), np.array(no_pips, bool), np.array(foreign_up))
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -307,27 +316,27 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
         parts = _measure(reader, real, synthetic, log, _reader_of(reader, fold_readers, kind_folds), values)
         if cache is not None:
             np.savez(cache, reader=measured_by, names=list(parts),
-                     **{f"x{i}": p[0] for i, p in enumerate(parts.values())},
-                     **{f"y{i}": p[1] for i, p in enumerate(parts.values())},
-                     **{f"g{i}": np.array(["" if g is None else g for g in p[2]])
+                     **{f"x{i}": p.features for i, p in enumerate(parts.values())},
+                     **{f"y{i}": p.right for i, p in enumerate(parts.values())},
+                     **{f"g{i}": np.array(["" if g is None else g for g in p.runs])
                         for i, p in enumerate(parts.values())},
-                     **{f"k{i}": np.array(p[3]) for i, p in enumerate(parts.values())},
-                     **{f"a{i}": p[4] for i, p in enumerate(parts.values())},
-                     **{f"n{i}": p[5] for i, p in enumerate(parts.values())},
-                     **{f"u{i}": p[6] for i, p in enumerate(parts.values())})
-    x = np.concatenate([p[0] for p in parts.values()])
-    y = np.concatenate([p[1] for p in parts.values()])
+                     **{f"k{i}": np.array(p.kinds) for i, p in enumerate(parts.values())},
+                     **{f"a{i}": p.answers for i, p in enumerate(parts.values())},
+                     **{f"n{i}": p.no_pips for i, p in enumerate(parts.values())},
+                     **{f"u{i}": p.foreign_up for i, p in enumerate(parts.values())})
+    joined = lambda field: np.concatenate([getattr(p, field) for p in parts.values()])  # noqa: E731
+    x, y = joined("features"), joined("right")
     if len(y) < 20 or len(np.unique(y)) < 2:
         raise ValueError("the doubt model needs dice both readers get right and wrong: give --real and renders")
-    source = np.concatenate([[n] * len(p[1]) for n, p in parts.items()])
-    fold = np.concatenate([grouped(p[2], strata=p[3]) for p in parts.values()])
+    source = np.concatenate([[n] * len(p.right) for n, p in parts.items()])
+    fold = np.concatenate([grouped(p.runs, strata=p.kinds) for p in parts.values()])
     # Every figure the doubt model is judged by comes from dice it was not fitted on: each fold of
     # photos (whole video runs, each kind's spread over the folds) is read by a gate and a confidence
     # fitted without it. The threshold is set there.
-    answers = np.concatenate([p[4] for p in parts.values()])
-    pick, chance = cross_fitted(x, y, fold, answers, np.concatenate([p[5] for p in parts.values()]))
+    answers = joined("answers")
+    pick, chance = cross_fitted(x, y, fold, answers, joined("no_pips"))
     right = y[np.arange(len(y)), pick]
-    chance = flagged_as_the_reader_flags(x, pick, answers, chance, np.concatenate([p[6] for p in parts.values()]))
+    chance = flagged_as_the_reader_flags(x, pick, answers, chance, joined("foreign_up"))
     below = choose_threshold(right, chance, pick, source)
     trees = grow_gate(x, y)
     conf_coef, conf_bias = fit_confidence(x, y, out_of_fold_gate(x, y, fold))
@@ -419,10 +428,10 @@ def _measure(reader: Reader, real: Path | None, synthetic: Path | None, log,
         keep = lambda t: t.path.name not in pictured and (which == "all" or not held_out(set_name, t))  # noqa: E731
         parts[name] = samples(reader, truth, keep, reader_of=reader_of, set_name=set_name,
                               values=(values or {}).get(set_name))
-        log(f"doubt: {len(parts[name][1])} dice from {name} ({which})")
+        log(f"doubt: {len(parts[name].right)} dice from {name} ({which})")
     if synthetic is not None:
         parts["synthetic"] = samples(reader, Path(synthetic), lambda t: True, reader_of=reader_of)
-        log(f"doubt: {len(parts['synthetic'][1])} dice from renders in {synthetic}")
+        log(f"doubt: {len(parts['synthetic'].right)} dice from renders in {synthetic}")
     return parts
 
 
@@ -457,6 +466,6 @@ def _cached(cache: Path | None, reader_id: str) -> dict[str, Measured] | None:
     data = np.load(cache)
     if str(data["reader"]) != reader_id or "u0" not in data:  # another reader, or kept before all the reader flags
         return None
-    return {str(n): (data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
-                     data[f"k{i}"].tolist(), data[f"a{i}"], data[f"n{i}"], data[f"u{i}"])
+    return {str(n): Measured(data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
+                             data[f"k{i}"].tolist(), data[f"a{i}"], data[f"n{i}"], data[f"u{i}"])
             for i, n in enumerate(data["names"])}

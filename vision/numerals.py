@@ -330,15 +330,16 @@ class NumeralReader:
                 continue
             count = sum(k.count for k in lk)
             mine = slice(at, at + count)
-            foreign[d] = share[at + int(ll[mine].max(1).argmax())]
             side = mark_beside_six(frame, boxes[d], lk, bare[mine], ll[mine]) if MARKS_BY_PLACE else UNSEEN
             per_look = np.empty((2, len(lk), len(FACE_CLASSES)))  # bare and marked spellings, per look
-            clearest = np.empty(len(lk))  # each look's clearest window's share of no numeral
+            clearest, best = np.empty(len(lk)), np.empty(len(lk))  # each look's clearest window: its share, its score
             for g, look in enumerate(lk):
                 part = slice(at, at + look.count)
                 per_look[:, g] = best_upright(np.stack([bare[part], marked[part]]), look, axis_of=ll[part])
-                clearest[g] = share[at + int(ll[part].max(1).argmax())]
+                window = ll[part].max(1)
+                clearest[g], best[g] = share[at + int(window.argmax())], window.max()
                 at += look.count
+            foreign[d] = clearest[int(best.argmax())]  # the die's clearest window: the first look's, on a tie
             foreign_up[d] = clearest[1:].min() if len(lk) > 1 else 0.0
             face_ll[d, :len(lk)] = marks_seen(marks_decide(*per_look), side)
             turn = next((k.turn for k in lk if k.turn is not None), None)

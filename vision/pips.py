@@ -133,8 +133,9 @@ def _add_new(centres: list[tuple[float, float]], more) -> None:
 
 def filled_circles(lab: np.ndarray) -> int:
     """How many filled circles of a pip's size a die's view (`die_view`) shows: circles found in the outlines of its
-    lightness or either colour axis whose middle's colour differs from the ring just outside them. Glare streaking between glossy pips joins them at every split (`pip_count` sees no dot there), but leaves
-    their round edges; a numeral's loop (a 6's) is a circle too, with the body's colour inside and out."""
+    lightness or either colour axis whose middle's colour differs from the ring just outside them. Glare streaking
+    between glossy pips joins them at every split (`pip_count` sees no dot there), but leaves their round edges; a
+    numeral's loop (a 6's) is a circle too, with the body's colour inside and out."""
     die = SIDE / VIEW
     least, most = int(CIRCLE_RADII[0] * die), int(CIRCLE_RADII[1] * die)
     found: list[tuple[float, float]] = []

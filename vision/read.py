@@ -254,8 +254,7 @@ class Reader:
         up = self.up_faces(frame, dets.xyxy, crops_u8)
         # A die the network reads as a d6's pips is looked at for pips; one that shows none has its numerals read.
         no_pips = show_no_pips(frame, dets.xyxy, KIND_OF_FACE[face_p.argmax(1)] == _D6)
-        pips = plainly_pips(face_p, kind_prior[:, _D6]) & ~no_pips
-        looks = _unless_pips(_looks(up, len(crops_u8)), pips)
+        looks = _unless_pips(_looks(up, len(crops_u8)), plainly_pips(face_p, kind_prior[:, _D6]) & ~no_pips)
         axes = _d4_axes(up, kind_prior[:, KINDS.index("d4")] >= D4_PRIOR)
         evidence = None if self.numerals is None else self.numerals(frame, dets.xyxy, looks, axes)
         face_ll = None if evidence is None else evidence.face_ll
@@ -289,7 +288,9 @@ class Reader:
         scores = looks = None
         if self.numerals is not None and len(boxes):
             named_d6 = np.array([k == "d6" for k in kinds], float) if kinds is not None else np.zeros(len(boxes))
-            pips = plainly_pips(face_p, named_d6) & ~show_no_pips(frame, boxes, KIND_OF_FACE[face_p.argmax(1)] == _D6)
+            # Only where it would lift "plainly pips": a taught die has no gate for the pip test to turn.
+            plain = plainly_pips(face_p, named_d6)
+            pips = plain & ~show_no_pips(frame, boxes, plain)
             up = self.up_faces(frame, boxes, crops)
             named_d4 = np.array([k == "d4" for k in kinds], bool) if kinds is not None else np.zeros(len(boxes), bool)
             face_ll = self.numerals(frame, boxes, _unless_pips(_looks(up, len(boxes)), pips),
