@@ -23,7 +23,7 @@ from scipy.optimize import minimize
 
 from dicecam.mechanics.errors import DicecamError
 from dicecam.vision import belief, crops, ctc, marks, numerals, pips, read, upface
-from dicecam.vision.belief import FEATURES, Doubt, Trees, confidence_inputs, gate_inputs
+from dicecam.vision.belief import FEATURES, NOT_READ, Doubt, Trees, confidence_inputs, gate_inputs
 from dicecam.vision.crops import KIND_OF_FACE, KINDS, VALUE_OF_FACE
 from dicecam.vision.evaluate import LABELLED_BESIDE, TruthImage, detected_photos, held_out, load_truth
 from dicecam.vision.numerals import NumeralReader, TextRecogniser, recogniser_id
@@ -59,6 +59,7 @@ class Measured(NamedTuple):
     answers: np.ndarray  # (M, 2) each reader's face class
     no_pips: np.ndarray  # (M,) no pip seen on it (vision/pips.py)
     foreign_up: np.ndarray  # (M,) no numeral where its up face lies (belief.Readings.foreign_up)
+    network_ll: np.ndarray  # (M,) the numerals' score of the face network's answer (belief.Readings.network_ll)
 
 
 def values_beside(real: Path, set_name: str) -> dict[str, int]:
@@ -90,16 +91,18 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             reader_of: Callable[[TruthImage], Reader] | None = None, set_name: str = "synthetic",
             values: dict[str, int] | None = None
             ) -> Measured:
-    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2), no pips (M,), foreign up (M,)): per
+    """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2), no pips (M,), foreign up (M,),
+    network ll (M,)): per
     die, each reader's measures, whether its answer is right (its kind, and its value where the truth has one, or
     `values` names one for its photo's one die: `values_beside`), its photo's video run (None where `set_name` names
     none), its true kind, each reader's answer (a face class), whether the reader saw no pip on it (vision/pips.py:
-    the reader then turns some of the gate's picks, `belief.no_pips_turn`) and how much of the writing where its up
-    face lies is no numeral (the reader then flags a picture, `belief.shows_picture`). `reader_of`: which reader
-    reads a photo (the dice are found by `reader` either way)."""
+    the reader then turns some of the gate's picks, `belief.turned`), how much of the writing where its up face lies
+    is no numeral (the reader then flags a picture, `belief.shows_picture`) and how its numerals score the network's
+    answer (the reader then turns others, `belief.turned`). `reader_of`: which reader reads a photo (the dice are
+    found by `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
-    feats, right, runs, kinds, said, no_pips, foreign_up = [], [], [], [], [], [], []
+    feats, right, runs, kinds, said, no_pips, foreign_up, network_ll = [], [], [], [], [], [], [], []
     for item, img, dets, dice in detected_photos(reader, items[::step]):
         seen = (reader_of(item) if reader_of is not None else reader).readings(img, dets)[0]
         for die, j in dice:
@@ -116,8 +119,10 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             said.append(answers)
             no_pips.append(seen.no_pips is not None and bool(seen.no_pips[j]))
             foreign_up.append(0.0 if seen.foreign_up is None else float(seen.foreign_up[j]))
+            network_ll.append(NOT_READ if seen.network_ll is None else float(seen.network_ll[j]))
     return Measured(np.array(feats).reshape(-1, 2, len(FEATURES)), np.array(right, float).reshape(-1, 2), runs, kinds,
-                    np.array(said, np.int64).reshape(-1, 2), np.array(no_pips, bool), np.array(foreign_up))
+                    np.array(said, np.int64).reshape(-1, 2), np.array(no_pips, bool), np.array(foreign_up),
+                    np.array(network_ll))
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -191,10 +196,11 @@ def fit_confidence(x: np.ndarray, y: np.ndarray, gate: np.ndarray) -> tuple[np.n
 
 
 def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray, answers: np.ndarray | None = None,
-                 no_pips: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(pick, chance) of every die from a doubt model fitted without its fold. Given each reader's `answers` and
-    where `no_pips` were seen, the gate's pick is turned as the reader turns it (`belief.no_pips_turn`), so that the
-    thresholds are chosen on the answers the reader gives."""
+                 no_pips: np.ndarray | None = None, network_ll: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(pick, chance) of every die from a doubt model fitted without its fold. Given each reader's `answers`, where
+    `no_pips` were seen and how the numerals score the network's answer (`network_ll`), the gate's pick is turned as
+    the reader turns it (`belief.turned`), so that the thresholds are chosen on the answers the reader gives."""
     pick, chance = np.zeros(len(y), np.int64), np.zeros(len(y))
     for k in np.unique(fold):
         out = fold == k
@@ -204,8 +210,8 @@ def cross_fitted(x: np.ndarray, y: np.ndarray, fold: np.ndarray, answers: np.nda
         coef, bias = fit_confidence(x[~out], y[~out], out_of_fold_gate(x[~out], y[~out], fold[~out]))
         doubt = Doubt(trees, coef, bias)
         pick[out], chance[out] = doubt.choose(x[out])
-        if answers is not None and no_pips is not None:
-            turn = out & belief.no_pips_turn(x, answers, no_pips, pick)
+        if answers is not None:
+            turn = out & belief.turned(x, answers, no_pips, network_ll, pick)
             pick[turn] = 0
             chance[turn] = doubt.chance_of(x[turn], pick[turn])
     return pick, chance
@@ -323,7 +329,8 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
                      **{f"k{i}": np.array(p.kinds) for i, p in enumerate(parts.values())},
                      **{f"a{i}": p.answers for i, p in enumerate(parts.values())},
                      **{f"n{i}": p.no_pips for i, p in enumerate(parts.values())},
-                     **{f"u{i}": p.foreign_up for i, p in enumerate(parts.values())})
+                     **{f"u{i}": p.foreign_up for i, p in enumerate(parts.values())},
+                     **{f"l{i}": p.network_ll for i, p in enumerate(parts.values())})
     joined = lambda field: np.concatenate([getattr(p, field) for p in parts.values()])  # noqa: E731
     x, y = joined("features"), joined("right")
     if len(y) < 20 or len(np.unique(y)) < 2:
@@ -334,7 +341,7 @@ def train_doubt(real: Path | None, synthetic: Path | None, out: Path, *, reader_
     # photos (whole video runs, each kind's spread over the folds) is read by a gate and a confidence
     # fitted without it. The threshold is set there.
     answers = joined("answers")
-    pick, chance = cross_fitted(x, y, fold, answers, joined("no_pips"))
+    pick, chance = cross_fitted(x, y, fold, answers, joined("no_pips"), joined("network_ll"))
     right = y[np.arange(len(y)), pick]
     chance = flagged_as_the_reader_flags(x, pick, answers, chance, joined("foreign_up"))
     below = choose_threshold(right, chance, pick, source)
@@ -464,8 +471,8 @@ def _cached(cache: Path | None, reader_id: str) -> dict[str, Measured] | None:
     if cache is None or not Path(cache).is_file():
         return None
     data = np.load(cache)
-    if str(data["reader"]) != reader_id or "u0" not in data:  # another reader, or kept before all the reader flags
+    if str(data["reader"]) != reader_id or "l0" not in data:  # another reader, or kept before all the reader turns
         return None
     return {str(n): Measured(data[f"x{i}"], data[f"y{i}"], [g or None for g in data[f"g{i}"].tolist()],
-                             data[f"k{i}"].tolist(), data[f"a{i}"], data[f"n{i}"], data[f"u{i}"])
+                             data[f"k{i}"].tolist(), data[f"a{i}"], data[f"n{i}"], data[f"u{i}"], data[f"l{i}"])
             for i, n in enumerate(data["names"])}

@@ -177,6 +177,35 @@ def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_rea
     assert td.cross_fitted(x, y, fold)[0].tolist() == [1, 1, 1, 1], "without where pips were seen, the gate's pick"
 
 
+def test_the_cross_fit_turns_a_large_die_whose_numerals_contradict_the_network_as_the_reader_does(monkeypatch):
+    from dicecam.models import train_doubt as td
+    from dicecam.vision.crops import FACE_INDEX
+
+    class NetworkEverywhere:
+        def __init__(self, *args):
+            pass
+
+        def choose(self, x):
+            return np.ones(len(x), np.int64), np.full(len(x), 0.99)
+
+        def chance_of(self, x, pick):
+            return np.full(len(x), 0.6)
+
+    monkeypatch.setattr(td, "Doubt", NetworkEverywhere)
+    monkeypatch.setattr(td, "grow_gate", lambda x, y: None)
+    monkeypatch.setattr(td, "fit_confidence", lambda x, y, gate: (None, None))
+    monkeypatch.setattr(td, "out_of_fold_gate", lambda x, y, fold: None)
+    x = np.zeros((2, 2, len(FEATURES)))
+    x[:, 0, FEATURES.index("numeral_share")] = 0.99
+    x[:, 0, FEATURES.index("log_side_px")] = np.log(200.0)
+    x[:, 0, FEATURES.index("facing")] = 0.9
+    answers = np.array([[FACE_INDEX[("d12", 2)], FACE_INDEX[("d12", 12)]]] * 2)
+    y = np.array([[1, 0], [0, 1]], float)
+    network_ll = np.array([-6.0, -1.0])  # the "12" unread at every look; read well at one
+    pick, chance = td.cross_fitted(x, y, np.array([0, 1]), answers, None, network_ll)
+    assert pick.tolist() == [0, 1] and chance.tolist() == [0.6, 0.99]
+
+
 def test_the_kind_cross_fit_keeps_each_run_out_of_the_head_that_reads_it():
     from dicecam.models.train_kind import KindSample, cross_fit
 
@@ -233,7 +262,7 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
         def __init__(self, name):
             self.answers = np.array([[FACE_INDEX[f] for f in read_as[name]]])
             self.features = np.zeros((1, 2, len(FEATURES)))
-            self.no_pips = self.foreign_up = None
+            self.no_pips = self.foreign_up = self.network_ll = None
 
     class OneDieReader:
         def readings(self, img, name):
@@ -241,8 +270,9 @@ def test_a_lurig_types_die_is_judged_by_its_value_where_a_set_beside_it_labels_o
 
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
-    _, right, _, kinds, _, _, _ = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
-                                                set_name="lurig-types", values=values)
+    measured = train_doubt.samples(OneDieReader(), tmp_path / "lurig-types", lambda t: True,
+                                   set_name="lurig-types", values=values)
+    right, kinds = measured.right, measured.kinds
     assert kinds == ["d4", "d8"]
     assert right.tolist() == [[0.0, 1.0], [1.0, 0.0]]  # a d4 read as its wrong face is wrong; a d8 by its kind
 
@@ -282,6 +312,7 @@ def test_the_doubt_fit_leaves_the_picture_faced_dice_out_and_keeps_each_readers_
         features = np.zeros((1, 2, len(FEATURES)))
         no_pips = np.array([True])
         foreign_up = np.array([0.7])
+        network_ll = np.array([-4.5])
 
     class OneDieReader:
         def readings(self, img, name):
@@ -291,10 +322,11 @@ def test_the_doubt_fit_leaves_the_picture_faced_dice_out_and_keeps_each_readers_
     monkeypatch.setattr(train_doubt, "detected_photos",
                         lambda reader, items: ((t, None, t.path.name, [(t.dice[0], 0)]) for t in items))
     parts = train_doubt._measure(OneDieReader(), tmp_path, None, lambda m: None)
-    x, right, runs, kinds, answers, no_pips, foreign_up = parts["lurig-types"]
-    assert len(right) == 1, "the picture-faced die's photo is not measured"
-    assert answers.tolist() == [[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]]
-    assert no_pips.tolist() == [True] and foreign_up.tolist() == [0.7], "what the reader flags and turns by is kept"
+    measured = parts["lurig-types"]
+    assert len(measured.right) == 1, "the picture-faced die's photo is not measured"
+    assert measured.answers.tolist() == [[FACE_INDEX[("d20", 17)], FACE_INDEX[("d20", 11)]]]
+    assert (measured.no_pips.tolist(), measured.foreign_up.tolist(), measured.network_ll.tolist()) == (
+        [True], [0.7], [-4.5]), "what the reader flags and turns by is kept"
 
 
 def test_a_die_the_picture_rule_flags_counts_as_not_sure_when_the_thresholds_are_chosen():

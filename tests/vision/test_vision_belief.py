@@ -254,3 +254,58 @@ def test_no_pips_seen_hands_a_die_to_its_numerals_only_where_they_name_another_f
     assert FACE_CLASSES[decide(other_kind, shipped).best[0]] == ("d6", 2), "a d8's 7 is no numbered d6's face"
     blank = readings(d6, network, np.full((1, 3, F), -25.0), np.array([180.0]), no_pips=np.array([True]))
     assert FACE_CLASSES[decide(blank, shipped).best[0]] == ("d6", 2), "nothing legible: the network's"
+
+
+class NetworkEverywhere:
+    """A doubt model whose gate gives every die to the face network, at 0.99, and trusts numerals at 0.93."""
+
+    below = (0.9, 0.9)
+
+    def choose(self, features):
+        return np.ones(len(features), np.int64), np.full(len(features), 0.99)
+
+    def chance_of(self, features, pick):
+        return np.full(len(features), 0.93)
+
+
+def angled_d12(numeral: int = 2, network: int = 12, side: float = 200.0, facing: float = 0.9,
+               network_ll: float = -6.0, kinds=None):
+    """lurig-d12-values' angled "2": the recogniser reads it plainly at the centre, the other looks read neighbours,
+    and the face network, taught on renders, is sure of a "12" the looks hardly read."""
+    looks = np.full((1, 3, F), -25.0)
+    looks[0, 0, FACE_INDEX[("d12", numeral)]] = -0.01
+    looks[0, 1, FACE_INDEX[("d12", 5)]] = looks[0, 2, FACE_INDEX[("d12", 7)]] = -0.5
+    looks[0, :, FACE_INDEX[("d12", network)]] = network_ll
+    up = np.array([[0.0, 0.1, 0.0, 1.0, facing]])
+    return readings(kinds if kinds is not None else prior(d12=1.0), network_saying("d12", network, 0.95), looks,
+                    np.array([side]), up=up)
+
+
+def test_a_large_die_square_to_the_camera_whose_clear_numerals_contradict_the_network_is_read_by_them():
+    b = decide(angled_d12(), NetworkEverywhere())
+    assert FACE_CLASSES[b.best[0]] == ("d12", 2)
+    assert b.confidence[0] == 0.93 and not b.uncertain[0], "as sure as the doubt model is of the numerals"
+    assert b.joint[0].argmax() == b.best[0]
+
+
+@pytest.mark.parametrize("die, why", [
+    (dict(side=100.0), "too small to read closely"),
+    (dict(facing=0.5), "its up face seen obliquely, where the looks read neighbours"),
+    (dict(network_ll=-2.0), "the network's face is legible at some look"),
+    (dict(numeral=9, network=6), "a 6 and a 9 the recogniser cannot tell without the mark"),
+])
+def test_the_network_keeps_a_die_its_numerals_do_not_plainly_contradict(die, why):
+    b = decide(angled_d12(**die), NetworkEverywhere())
+    assert FACE_CLASSES[b.best[0]] == ("d12", die.get("network", 12)), why
+
+
+def test_numerals_of_another_kind_pips_or_a_d4s_other_numerals_never_turn_the_network():
+    d8_numeral = readings(prior(d12=0.5, d8=0.5), network_saying("d12", 12, 0.95),
+                          numerals_reading("d8", 5, ll=-0.01), np.array([200.0]), up=np.array([[0, 0.1, 0, 1, 0.9]]))
+    assert FACE_CLASSES[decide(d8_numeral, NetworkEverywhere()).best[0]] == ("d12", 12)
+    pips = readings(prior(d6=1.0), network_saying("d6", 2, 0.95), numerals_reading("d6", 4, ll=-0.01),
+                    np.array([200.0]), up=np.array([[0, 0.1, 0, 1, 0.9]]))
+    assert FACE_CLASSES[decide(pips, NetworkEverywhere()).best[0]] == ("d6", 2), "a d6's pips stay the network's"
+    d4 = readings(prior(d4=1.0), network_saying("d4", 3, 0.95), numerals_reading("d4", 1, ll=-0.01),
+                  np.array([200.0]), up=np.array([[0, 0.1, 0, 1, 0.9]]))
+    assert FACE_CLASSES[decide(d4, NetworkEverywhere()).best[0]] == ("d4", 3), "a d4 shows its other numerals too"
