@@ -144,11 +144,11 @@ def test_a_change_to_how_marks_or_pips_are_found_also_counts_as_a_change_of_the_
     assert td.reading_code() != before
 
 
-def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_reader_does(monkeypatch):
-    # Thresholds are chosen on the answers the reader gives: where it sees no pips on a die the gate hands to the face
-    # network's d6 face, and the numerals legibly read another d6 face, the reader answers by the numerals.
+@pytest.fixture
+def network_everywhere(monkeypatch):
+    """train_doubt with a doubt model whose gate, in every fold, gives each die to the face network at 0.99 and
+    trusts numerals at 0.6."""
     from dicecam.models import train_doubt as td
-    from dicecam.vision.crops import FACE_INDEX
 
     class NetworkEverywhere:
         def __init__(self, *args):
@@ -164,6 +164,15 @@ def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_rea
     monkeypatch.setattr(td, "grow_gate", lambda x, y: None)
     monkeypatch.setattr(td, "fit_confidence", lambda x, y, gate: (None, None))
     monkeypatch.setattr(td, "out_of_fold_gate", lambda x, y, fold: None)
+    return td
+
+
+def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_reader_does(network_everywhere):
+    # Thresholds are chosen on the answers the reader gives: where it sees no pips on a die the gate hands to the face
+    # network's d6 face, and the numerals legibly read another d6 face, the reader answers by the numerals.
+    from dicecam.vision.crops import FACE_INDEX
+
+    td = network_everywhere
     x = np.zeros((4, 2, len(FEATURES)))
     x[:, 0, FEATURES.index("numeral_share")] = 0.8
     four, two, eight = FACE_INDEX[("d6", 4)], FACE_INDEX[("d6", 2)], FACE_INDEX[("d8", 4)]
@@ -177,24 +186,10 @@ def test_the_cross_fit_turns_a_die_that_shows_no_pips_to_its_numerals_as_the_rea
     assert td.cross_fitted(x, y, fold)[0].tolist() == [1, 1, 1, 1], "without where pips were seen, the gate's pick"
 
 
-def test_the_cross_fit_turns_a_large_die_whose_numerals_contradict_the_network_as_the_reader_does(monkeypatch):
-    from dicecam.models import train_doubt as td
+def test_the_cross_fit_turns_a_large_die_whose_numerals_contradict_the_network_as_the_reader_does(network_everywhere):
     from dicecam.vision.crops import FACE_INDEX
 
-    class NetworkEverywhere:
-        def __init__(self, *args):
-            pass
-
-        def choose(self, x):
-            return np.ones(len(x), np.int64), np.full(len(x), 0.99)
-
-        def chance_of(self, x, pick):
-            return np.full(len(x), 0.6)
-
-    monkeypatch.setattr(td, "Doubt", NetworkEverywhere)
-    monkeypatch.setattr(td, "grow_gate", lambda x, y: None)
-    monkeypatch.setattr(td, "fit_confidence", lambda x, y, gate: (None, None))
-    monkeypatch.setattr(td, "out_of_fold_gate", lambda x, y, fold: None)
+    td = network_everywhere
     x = np.zeros((2, 2, len(FEATURES)))
     x[:, 0, FEATURES.index("numeral_share")] = 0.99
     x[:, 0, FEATURES.index("log_side_px")] = np.log(200.0)
