@@ -92,14 +92,13 @@ def samples(reader: Reader, truth: Path, keep: Callable[[TruthImage], bool], cap
             values: dict[str, int] | None = None
             ) -> Measured:
     """(features (M, 2, F), right (M, 2), runs (M,), kinds (M,), answers (M, 2), no pips (M,), foreign up (M,),
-    network ll (M,)): per
-    die, each reader's measures, whether its answer is right (its kind, and its value where the truth has one, or
-    `values` names one for its photo's one die: `values_beside`), its photo's video run (None where `set_name` names
-    none), its true kind, each reader's answer (a face class), whether the reader saw no pip on it (vision/pips.py:
-    the reader then turns some of the gate's picks, `belief.turned`), how much of the writing where its up face lies
-    is no numeral (the reader then flags a picture, `belief.shows_picture`) and how its numerals score the network's
-    answer (the reader then turns others, `belief.turned`). `reader_of`: which reader reads a photo (the dice are
-    found by `reader` either way)."""
+    network ll (M,)): per die, each reader's measures, whether its answer is right (its kind, and its value where the
+    truth has one, or `values` names one for its photo's one die: `values_beside`), its photo's video run (None where
+    `set_name` names none), its true kind, each reader's answer (a face class), whether the reader saw no pip on it
+    (vision/pips.py: the reader then turns some of the gate's picks, `belief.turned`), how much of the writing where
+    its up face lies is no numeral (the reader then flags a picture, `belief.shows_picture`) and how its numerals score
+    the network's answer (the reader then turns others, `belief.turned`). `reader_of`: which reader reads a photo (the
+    dice are found by `reader` either way)."""
     items = [t for t in load_truth(truth) if keep(t)]
     step = max(1, round(sum(len(t.dice) for t in items) / cap))
     feats, right, runs, kinds, said, no_pips, foreign_up, network_ll = [], [], [], [], [], [], [], []

@@ -269,7 +269,7 @@ class NetworkEverywhere:
 
 
 def angled_d12(numeral: int = 2, network: int = 12, side: float = 200.0, facing: float = 0.9,
-               network_ll: float = -6.0, kinds=None):
+               network_ll: float = -6.0):
     """lurig-d12-values' angled "2": the recogniser reads it plainly at the centre, the other looks read neighbours,
     and the face network, taught on renders, is sure of a "12" the looks hardly read."""
     looks = np.full((1, 3, F), -25.0)
@@ -277,8 +277,7 @@ def angled_d12(numeral: int = 2, network: int = 12, side: float = 200.0, facing:
     looks[0, 1, FACE_INDEX[("d12", 5)]] = looks[0, 2, FACE_INDEX[("d12", 7)]] = -0.5
     looks[0, :, FACE_INDEX[("d12", network)]] = network_ll
     up = np.array([[0.0, 0.1, 0.0, 1.0, facing]])
-    return readings(kinds if kinds is not None else prior(d12=1.0), network_saying("d12", network, 0.95), looks,
-                    np.array([side]), up=up)
+    return readings(prior(d12=1.0), network_saying("d12", network, 0.95), looks, np.array([side]), up=up)
 
 
 def test_a_large_die_square_to_the_camera_whose_clear_numerals_contradict_the_network_is_read_by_them():
