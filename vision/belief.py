@@ -427,9 +427,10 @@ def contradicted_turn(features: np.ndarray, answers: np.ndarray, network_ll: np.
     -> 2,414 right); judged on the real held-out sets and on renders no reader had read (fifty-eighth stop,
     models/MODEL_CARD.md)."""
     num, net = answers[:, 0], answers[:, 1]
-    twins = np.array([TWIN_OF.get(int(a)) == int(b) for a, b in zip(num, net)], bool)
+    # readers_agree: the same face, or 6 and 9 (a twin the recogniser cannot tell without the mark)
     return ((pick == 1) & ~np.isin(KIND_OF_FACE[net], (_D4, _D6)) & (KIND_OF_FACE[num] == KIND_OF_FACE[net])
-            & (num != net) & ~twins & (features[:, 0, FEATURES.index("numeral_share")] >= LEGIBLY)
+            & (features[:, 0, FEATURES.index("readers_agree")] == 0)
+            & (features[:, 0, FEATURES.index("numeral_share")] >= LEGIBLY)
             & (np.asarray(network_ll) < CONTRADICTS_BELOW)
             & (features[:, 0, FEATURES.index("log_side_px")] >= np.log(LARGE_PX))
             & (features[:, 0, FEATURES.index("facing")] >= SQUARE_ON))
