@@ -165,14 +165,15 @@ def _padded(patterns: np.ndarray) -> np.ndarray:
 
 
 def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray],
-          tau: float) -> tuple[np.ndarray, np.ndarray]:
+          tau: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(n, _WIDEST) each of n dice's vote over its kind's faces: its glyph `mine[i]` against its voters'
     `patterns[i]` (P_i, _WIDEST), each voting for its face `faces[i]` by exp(overlap / tau) relative to the
-    closest; and (n, _WIDEST) which faces its voters show (were taught). Dice with the same voters (one
-    recognised die's examples, or one kind's pool: the same cached arrays) are compared in one matrix
-    product, and no pool is copied a frame."""
+    closest; (n, _WIDEST) which faces its voters show (were taught); and (n,) how far it shows one of those at
+    all. Dice with the same voters (one recognised die's examples, or one kind's pool: the same cached arrays)
+    are compared in one matrix product, and no pool is copied a frame."""
     out = np.zeros((len(faces), _WIDEST))
     taught = np.zeros((len(faces), _WIDEST), bool)
+    closest = np.zeros(len(faces))
     groups: dict[tuple[int, int], list[int]] = {}
     for i, (voters, voted) in enumerate(zip(patterns, faces)):
         groups.setdefault((id(voters), id(voted)), []).append(i)
@@ -184,14 +185,26 @@ def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray],
         weight = np.exp((sims - sims.max(1, keepdims=True)) / tau)
         out[rows] = [np.bincount(voted, w, _WIDEST) for w in weight]
         taught[rows] = np.bincount(voted, minlength=_WIDEST) > 0
-    return out, taught
+        closest[rows] = sims.max(1)
+    # A face of the kind that nothing taught shows is a rival to every taught one: a die plain in it overlaps that
+    # face's clean pattern (all its share there) by the square root of its share, which `mine` holds (zero only in
+    # the padding after the kind's faces). The die shows a taught face as far as its closest taught example overlaps
+    # it more (logistic, at the vote's own tau); where every face is taught there is no rival.
+    untaught = ~taught & (mine > 0)
+    rival = np.where(untaught, mine, 0.0).max(1)
+    shows_taught = np.where(untaught.any(1), 1.0 / (1.0 + np.exp((rival - closest) / tau)), 1.0)
+    return out, taught, shows_taught
 
 
-def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray, taught: np.ndarray) -> np.ndarray:
+def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray, taught: np.ndarray,
+              shows_taught: np.ndarray) -> np.ndarray:
     """(n, F): per voted die, how much likelier than an even share of its vote (`vote`, (len(rows), _WIDEST), over
     the kind's faces in `columns`, -1 padded) each taught face (`taught`, as `vote`) got, in logs (GLYPH_FLOOR
-    added to both); zero for dice not voted. A face of the kind that nothing taught shows is told nothing by the
-    vote, and neither is any face of another kind: both stay at zero. At the floor instead, a die taught two faces
+    added to both); zero for dice not voted. Where a die may show an untaught face (`shows_taught`, (len(rows),),
+    under 1) its vote is mixed with an even share so far: a d12 taught its 2 and rolled showing its 12, whose "2"
+    the recogniser reads nearly as well, was tipped to the 2 by the vote alone (lurig-d12-values, one camera a
+    table; fifty-ninth stop, models/MODEL_CARD.md). A face of the kind that nothing taught shows is told nothing
+    by the vote, and neither is any face of another kind: both stay at zero. At the floor instead, a die taught two faces
     was pushed towards them on every roll (lurig-d20-values, one camera a table: 89.4 -> 83.3 % with the glyphs);
     and with the kind's untaught faces at an even share's log, below zero, every face of the kind was lowered
     against the other kinds', so a die read in doubt between a d10's 3 and a d6's 3 became a d6 once two other
@@ -199,8 +212,9 @@ def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray, t
     (`Recall.kind_prior`), not the glyphs'."""
     out = np.zeros((n, len(FACE_CLASSES)), np.float32)
     valid = columns >= 0
-    share = vote / vote.sum(1, keepdims=True)
     even = 1.0 / np.maximum(taught.sum(1, keepdims=True), 1)
+    t = shows_taught[:, None]
+    share = t * vote / np.maximum(vote.sum(1, keepdims=True), 1e-300) + (1 - t) * even
     level = np.log(np.where(taught, share, even) + GLYPH_FLOOR) - np.log(even + GLYPH_FLOOR)
     out[np.repeat(rows, valid.sum(1)), columns[valid]] = level[valid]
     return out
@@ -433,8 +447,8 @@ class DiceMemory:
         columns = _PADDED_COLUMNS[[c[1] for c in chosen]]
         valid = columns >= 0
         mine = _glyph(scores[rows[:, None], np.maximum(columns, 0)], valid)
-        vote, taught = _vote(mine, [c[2] for c in chosen], [c[3] for c in chosen], GLYPH_TAU)
-        return GLYPH_WEIGHT * GLYPH_T * _log_vote(len(scores), rows, columns, vote, taught)
+        vote = _vote(mine, [c[2] for c in chosen], [c[3] for c in chosen], GLYPH_TAU)
+        return GLYPH_WEIGHT * GLYPH_T * _log_vote(len(scores), rows, columns, *vote)
 
     def network_bias(self, recall: Recall, face_p: np.ndarray) -> np.ndarray:
         """(N, F) what to add to N dice's face-network log-probabilities (`face_p`, (N, F)): the log of the
@@ -455,8 +469,8 @@ class DiceMemory:
         columns = _PADDED_COLUMNS[recall.kind[rows]]
         valid = columns >= 0
         mine = _network_glyph(np.where(valid, face_p[rows[:, None], np.maximum(columns, 0)], 0.0)) * valid
-        vote, taught = _vote(mine, [c[1] for c in chosen], [c[2] for c in chosen], NETWORK_GLYPH_TAU)
-        return NETWORK_GLYPH_WEIGHT * _log_vote(len(face_p), rows, columns, vote, taught)
+        vote = _vote(mine, [c[1] for c in chosen], [c[2] for c in chosen], NETWORK_GLYPH_TAU)
+        return NETWORK_GLYPH_WEIGHT * _log_vote(len(face_p), rows, columns, *vote)
 
     def taught_looks(self) -> tuple[np.ndarray, int]:
         """(per look of the reader, how many taught numeral dice it read right; how many such dice there are),
