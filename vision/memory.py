@@ -204,17 +204,17 @@ def _log_vote(n: int, rows: np.ndarray, columns: np.ndarray, vote: np.ndarray, t
     under 1) its vote is mixed with an even share so far: a d12 taught its 2 and rolled showing its 12, whose "2"
     the recogniser reads nearly as well, was tipped to the 2 by the vote alone (lurig-d12-values, one camera a
     table; fifty-ninth stop, models/MODEL_CARD.md). A face of the kind that nothing taught shows is told nothing
-    by the vote, and neither is any face of another kind: both stay at zero. At the floor instead, a die taught two faces
-    was pushed towards them on every roll (lurig-d20-values, one camera a table: 89.4 -> 83.3 % with the glyphs);
-    and with the kind's untaught faces at an even share's log, below zero, every face of the kind was lowered
-    against the other kinds', so a die read in doubt between a d10's 3 and a d6's 3 became a d6 once two other
-    faces of the d10 were taught (fifty-fourth stop, models/MODEL_CARD.md). The kind is the recognised die's vote
-    (`Recall.kind_prior`), not the glyphs'."""
+    by the vote, and neither is any face of another kind: both stay at zero. At the floor instead, a die taught two
+    faces was pushed towards them on every roll (lurig-d20-values, one camera a table: 89.4 -> 83.3 % with the
+    glyphs); and with the kind's untaught faces at an even share's log, below zero, every face of the kind was
+    lowered against the other kinds', so a die read in doubt between a d10's 3 and a d6's 3 became a d6 once two
+    other faces of the d10 were taught (fifty-fourth stop, models/MODEL_CARD.md). The kind is the recognised die's
+    vote (`Recall.kind_prior`), not the glyphs'."""
     out = np.zeros((n, len(FACE_CLASSES)), np.float32)
     valid = columns >= 0
     even = 1.0 / np.maximum(taught.sum(1, keepdims=True), 1)
     t = shows_taught[:, None]
-    share = t * vote / np.maximum(vote.sum(1, keepdims=True), 1e-300) + (1 - t) * even
+    share = t * vote / vote.sum(1, keepdims=True) + (1 - t) * even
     level = np.log(np.where(taught, share, even) + GLYPH_FLOOR) - np.log(even + GLYPH_FLOOR)
     out[np.repeat(rows, valid.sum(1)), columns[valid]] = level[valid]
     return out

@@ -728,7 +728,8 @@ def test_a_die_taught_one_face_and_showing_an_untaught_one_that_reads_nearly_as_
     # counts only as far as the die shows a taught face at all.
     m = _memory()
     for i in range(3):
-        m.teach(_crop(i), _feature(1, 0.05, i), "d12", 2, colour="white", numerals=_scores("d12", {2: -0.05, 12: -2.5}, i))
+        m.teach(_crop(i), _feature(1, 0.05, i), "d12", 2, colour="white",
+                numerals=_scores("d12", {2: -0.05, 12: -2.5}, i))
         m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d12", 5, colour="white",
                 numerals=_scores("d12", {5: -0.05, 3: -2.0}, 10 + i))
     recall = m.recall(_feature(3)[None])
