@@ -681,16 +681,22 @@ def _scores(kind: str, clear: dict[int, float], seed: int) -> np.ndarray:
     return scores
 
 
+def _two_faces_taught(kind: str, colour: str, *faces: tuple[int, dict[int, float]]) -> DiceMemory:
+    """A memory taught 3 photos of each of two faces of one die, each face (value, its numerals' scores as `_scores`
+    takes them): the same die lying a little otherwise each time."""
+    m = _memory()
+    for i in range(3):
+        for j, (value, clear) in enumerate(faces):
+            m.teach(_crop(10 * j + i), _feature(1, (0.05, 0.3)[j], 10 * j + i), kind, value, colour=colour,
+                    numerals=_scores(kind, clear, 10 * j + i))
+    return m
+
+
 def test_a_die_taught_some_faces_is_not_pushed_off_its_kind_when_it_shows_another():
     # A green d10 taught its 6 and its 8 (lurig-d10-values' one-camera table); rolled showing its 3, which the
     # recogniser reads as plainly as it would a d6's or a d8's 3. What the glyphs say of the d10's 3 (nothing was
     # taught like it) must not set it below those faces of other kinds: the kind is the recognised die's to say.
-    m = _memory()
-    for i in range(3):
-        m.teach(_crop(i), _feature(1, 0.05, i), "d10", 6, colour="green",
-                numerals=_scores("d10", {6: -0.1, 9: -0.8}, i))
-        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d10", 8, colour="green",
-                numerals=_scores("d10", {8: -0.1, 0: -1.0}, 10 + i))
+    m = _two_faces_taught("d10", "green", (6, {6: -0.1, 9: -0.8}), (8, {8: -0.1, 0: -1.0}))
     three_up = _scores("d10", {3: -0.2, 8: -2.0}, 70)[None]
     recall = m.recall(_feature(3)[None])
     bias = m.glyph_bias(recall, three_up, np.array([KINDS.index("d10")]), ["green"])[0]
@@ -726,12 +732,7 @@ def test_a_die_taught_one_face_and_showing_an_untaught_one_that_reads_nearly_as_
     # the "2" in it nearly as well as the "12". The die's scores are nearer the taught 2's than the 5's, but plainer
     # still in the 12 nothing taught shows: the vote among the taught faces, which tipped such near-ties to the 2,
     # counts only as far as the die shows a taught face at all.
-    m = _memory()
-    for i in range(3):
-        m.teach(_crop(i), _feature(1, 0.05, i), "d12", 2, colour="white",
-                numerals=_scores("d12", {2: -0.05, 12: -2.5}, i))
-        m.teach(_crop(10 + i), _feature(1, 0.3, 10 + i), "d12", 5, colour="white",
-                numerals=_scores("d12", {5: -0.05, 3: -2.0}, 10 + i))
+    m = _two_faces_taught("d12", "white", (2, {2: -0.05, 12: -2.5}), (5, {5: -0.05, 3: -2.0}))
     recall = m.recall(_feature(3)[None])
     two = FACE_INDEX[("d12", 2)]
     two_up = _scores("d12", {2: -0.05, 12: -2.4}, 71)[None]
