@@ -157,7 +157,9 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
     crop's centre it lies (how tilted the view is); without a finder, square on at the centre. `no_pips` and
     `foreign_up` are kept beside the measures, not among them: rules of their own read them (`decide`)."""
     n = len(face_p)
+    rows = np.arange(n)
     network = network_belief(face_p, kind_prior)
+    said = network.argmax(1)
     network_ll = np.full(n, NOT_READ)
     if face_ll is None or face_ll.shape[1] == 0:
         numeral, legible = np.full_like(network, 1 / network.shape[1]), np.zeros(n)
@@ -179,13 +181,12 @@ def readings(kind_prior: np.ndarray, face_p: np.ndarray, face_ll: np.ndarray | N
         # A die whose numerals were not read (plainly_pips) is measured as one in a frame where none were.
         unread = face_ll.max((1, 2)) <= UNREAD
         numeral[unread], legible[unread], looks_agree[unread], centre_agrees[unread] = 1 / network.shape[1], 0, 0, 0
-        network_ll = face_ll.max(1)[np.arange(n), network.argmax(1)]
-    answers = np.stack([numeral.argmax(1), network.argmax(1)], 1)
+        network_ll = face_ll.max(1)[rows, said]
+    answers = np.stack([numeral.argmax(1), said], 1)
     # Readers that differ only as 6 and 9 do still agree: the recogniser cannot tell a 6 from a 9 turned
     # round unless it sees the mark, so its choice between them is no evidence against the network's.
     twins = np.array([TWIN_OF.get(int(a)) == int(b) for a, b in answers], float)
     agree = np.maximum((answers[:, 0] == answers[:, 1]).astype(float), twins)
-    rows = np.arange(n)
     # The die's own measures, the same for both readers: made once, not once a reader.
     die = np.stack([np.log(np.maximum(side_px, 1.0)), np.zeros(n) if foreign is None else foreign,
                     np.ones(n) if up is None else up[:, 4],

@@ -182,10 +182,11 @@ def _vote(mine: np.ndarray, patterns: list[np.ndarray], faces: list[np.ndarray],
         if not len(voted):
             continue
         sims = mine[rows] @ voters.T  # (dice, P)
-        weight = np.exp((sims - sims.max(1, keepdims=True)) / tau)
+        top = sims.max(1, keepdims=True)
+        weight = np.exp((sims - top) / tau)
         out[rows] = [np.bincount(voted, w, _WIDEST) for w in weight]
         taught[rows] = np.bincount(voted, minlength=_WIDEST) > 0
-        closest[rows] = sims.max(1)
+        closest[rows] = top[:, 0]
     # A face of the kind that nothing taught shows is a rival to every taught one: a die plain in it overlaps that
     # face's clean pattern (all its share there) by the square root of its share, which `mine` holds (zero only in
     # the padding after the kind's faces). The die shows a taught face as far as its closest taught example overlaps
